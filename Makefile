@@ -1,0 +1,140 @@
+# The course's one build file. `make help` lists the targets.
+#
+#   make step03 && ./step03     build and run one step
+#   make test                   every test this machine can run
+#
+# With a GPU present, code is built for that GPU; without one, for every
+# architecture this CUDA toolkit supports (a fat binary). ARCH=sm_90 (or
+# ARCH=90) picks one yourself.
+
+NVCC   ?= nvcc
+CC     ?= gcc
+CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC))))
+BUILD  := build
+
+CFLAGS    ?= -O2 -g
+CWARN     := -std=c11 -Wall -Wextra -Werror
+NVCCFLAGS ?= -O3 -lineinfo
+NVWARN    := -std=c++20 -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers -Werror all-warnings
+OPENMP    := -fopenmp
+LDLIBS    := -lgomp
+
+# ---- GPU architectures -------------------------------------------------------
+# The compute capability of each GPU here ("9.0" -> 90), or ARCH from the
+# command line, or else one cubin per architecture family the toolkit knows
+# (a cubin runs on its own and later minor versions) plus PTX for newer GPUs.
+ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u)
+ARCH_NUMS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(ARCH)))
+FAMILIES  := 75 80 90 100 110 120
+KNOWN     := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+FAT       := $(filter $(KNOWN),$(FAMILIES))
+ifneq ($(strip $(ARCH_NUMS)),)
+GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$(a),code=[sm_$(a),compute_$(a)])
+else
+GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
+           -gencode arch=compute_$(lastword $(FAT)),code=compute_$(lastword $(FAT))
+endif
+
+# ---- the harness, built once per element type --------------------------------
+HARNESS    := harness args data report
+FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
+EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
+HEADERS    := common/harness.h common/parts.h
+
+$(BUILD)/float/%.o: common/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -c $< -o $@
+$(BUILD)/exact/%.o: common/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@
+
+# Rebuild GPU code when the architectures change.
+$(BUILD)/gencode: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
+
+# ---- the steps ----------------------------------------------------------------
+# steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32)
+STEP_SRCS := $(sort $(wildcard steps/[0-9][0-9]_*.cu))
+num        = $(firstword $(subst _, ,$(notdir $(1))))
+STEPS     := $(foreach f,$(STEP_SRCS),step$(call num,$(f)))
+EXACT     := $(STEPS:%=$(BUILD)/exact/%)
+
+define STEP_RULES
+step$(1): $(2) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(LDLIBS)
+$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(LDLIBS)
+endef
+$(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
+
+.DEFAULT_GOAL := all
+all: $(STEPS)
+exact: $(EXACT)
+
+# ---- tests --------------------------------------------------------------------
+UNIT := $(BUILD)/tests/unit_float $(BUILD)/tests/unit_exact
+$(BUILD)/tests/unit_float: tests/unit.c $(FLOAT_OBJS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -c $< -o $@.o
+	$(NVCC) -o $@ $@.o $(FLOAT_OBJS) $(LDLIBS)
+$(BUILD)/tests/unit_exact: tests/unit.c $(EXACT_OBJS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@.o
+	$(NVCC) -o $@ $@.o $(EXACT_OBJS) $(LDLIBS)
+unit: $(UNIT)
+
+# Broken kernels that the GPU tests must catch (never in steps/).
+MUTANT_SRCS := $(wildcard tests/mutants/*.cu)
+MUTANTS     := $(foreach f,$(MUTANT_SRCS),$(BUILD)/mutants/$(basename $(notdir $(f))) \
+                                          $(BUILD)/mutants/$(basename $(notdir $(f)))_exact)
+$(BUILD)/mutants/%_exact: tests/mutants/%.cu $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(LDLIBS)
+$(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+mutants: $(MUTANTS)
+
+# ---- the library baseline and the bandwidth ceiling ---------------------------
+BENCH := $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
+$(BUILD)/bench/%: bench/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+bench: $(BENCH)
+
+# Tuning variants of the single-launch reduction (see bench/tune.cu, results/NOTES.md):
+# LnKkMmTt = LOADS_IN_FLIGHT n, LOAD_KIND k, MAPPING m, TICKET t.
+TUNE_VARIANTS ?= L2_K0_M0_T0 L4_K0_M0_T0 L8_K0_M0_T0 L4_K1_M0_T0 L4_K2_M0_T0 L8_K1_M0_T0 \
+                 L4_K0_M1_T0 L8_K1_M1_T0 L4_K0_M0_T1 L4_K1_M0_T1 L4_K0_M0_T2 L4_K0_M1_T2 \
+                 L4_K0_M0_T8 L4_K0_M0_T9
+tune_flags = $(shell echo $(1) | sed -E 's/L([0-9]+)_K([0-9])_M([0-9])_T([0-9])/-DLOADS_IN_FLIGHT=\1 -DLOAD_KIND=\2 -DMAPPING=\3 -DTICKET=\4/')
+$(BUILD)/tune/tune_%: bench/tune.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) $(call tune_flags,$*) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
+
+# Every tier this machine can run; ends with "N passed, N failed, N skipped".
+test:
+	@bash tests/run
+
+# compute-sanitizer's four tools over every step (needs a GPU).
+SANITIZE_N := 1,1000,2^20+3
+sanitize: $(STEPS)
+	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS)
+
+clean:
+	rm -rf $(BUILD) $(STEPS)
+
+help:
+	@echo "make [all]          steps 00-07 as ./step00 ... ./step07 (float)"
+	@echo "make stepNN         one step, e.g. make step03 && ./step03"
+	@echo "make exact          the uint32 builds, in $(BUILD)/exact/"
+	@echo "make test           all tests this machine can run (GPU tests need a GPU)"
+	@echo "make sanitize       compute-sanitizer memcheck, racecheck, synccheck, initcheck"
+	@echo "make clean          remove what the build made"
+	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
+
+FORCE:
+.PHONY: all exact unit mutants bench tune test sanitize clean help FORCE

@@ -1,0 +1,315 @@
+/* args.c: the command line. Every mistake ends here, before any GPU work, with
+ * one line that names the option and the problem, and EXIT_USAGE. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- sizes ----------------------------------------------------------------
+ * A tiny recursive-descent parser:
+ *     expr   := term (('+' | '-') term)*
+ *     term   := factor ('*' factor)*
+ *     factor := number ('^' number)?
+ *     number := digits ('e' digits)? ('K' | 'M' | 'G')?
+ * Values saturate at CAP, so no intermediate can overflow; anything above
+ * MAX_N is refused at the end. */
+#define CAP ((uint64_t)1 << 62)
+
+typedef struct {
+    const char *p;     /* next character */
+    int bad;           /* a syntax error was found at p */
+} cursor_t;
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    if (a == 0 || b == 0) return 0;
+    return a > CAP / b ? CAP : a * b;
+}
+
+static uint64_t sat_pow(uint64_t base, uint64_t exp)
+{
+    uint64_t r = 1;
+    for (uint64_t i = 0; i < exp && r < CAP; i++) r = sat_mul(r, base);
+    return base == 0 && exp > 0 ? 0 : r;
+}
+
+static uint64_t parse_number(cursor_t *c)
+{
+    if (!isdigit((unsigned char)*c->p)) { c->bad = 1; return 0; }
+    uint64_t v = 0;
+    while (isdigit((unsigned char)*c->p)) {
+        v = sat_mul(v, 10);
+        v = v + (uint64_t)(*c->p++ - '0');
+        if (v > CAP) v = CAP;
+    }
+    if ((*c->p == 'e' || *c->p == 'E') && isdigit((unsigned char)c->p[1])) {
+        c->p++;
+        uint64_t e = 0;
+        while (isdigit((unsigned char)*c->p)) {
+            e = e * 10 + (uint64_t)(*c->p++ - '0');
+            if (e > 100) e = 100;       /* 10^100 saturates anyway */
+        }
+        v = sat_mul(v, sat_pow(10, e));
+    }
+    switch (*c->p) {
+    case 'K': case 'k': c->p++; v = sat_mul(v, (uint64_t)1 << 10); break;
+    case 'M': case 'm': c->p++; v = sat_mul(v, (uint64_t)1 << 20); break;
+    case 'G': case 'g': c->p++; v = sat_mul(v, (uint64_t)1 << 30); break;
+    default: break;
+    }
+    return v;
+}
+
+static uint64_t parse_factor(cursor_t *c)
+{
+    uint64_t v = parse_number(c);
+    if (!c->bad && *c->p == '^') {
+        c->p++;
+        uint64_t e = parse_number(c);
+        v = sat_pow(v, e > 100 ? 100 : e);
+    }
+    return v;
+}
+
+static uint64_t parse_term(cursor_t *c)
+{
+    uint64_t v = parse_factor(c);
+    while (!c->bad && *c->p == '*') {
+        c->p++;
+        v = sat_mul(v, parse_factor(c));
+    }
+    return v;
+}
+
+/* Returns the value as a signed number so that 5-10 can say "negative". */
+static int64_t parse_expr(cursor_t *c)
+{
+    int64_t v = (int64_t)parse_term(c);
+    while (!c->bad && (*c->p == '+' || *c->p == '-')) {
+        char op = *c->p++;
+        int64_t t = (int64_t)parse_term(c);
+        v = op == '+' ? v + t : v - t;
+        if (v > (int64_t)CAP) v = (int64_t)CAP;
+        if (v < -(int64_t)CAP) v = -(int64_t)CAP;
+    }
+    return v;
+}
+
+int parse_size(const char *s, size_t *out, char *err, size_t errlen)
+{
+    if (*s == '\0') return fail(err, errlen, "the value is empty");
+    if (*s == '-') return fail(err, errlen, "'%s' is negative: n must be at least 1", s);
+    cursor_t c = { s, 0 };
+    int64_t v = parse_expr(&c);
+    if (c.bad && c.p == s)
+        return fail(err, errlen, "'%s' is not a size (try 1000, 1M, 2^24, 3*2^30 or 10^8+7)", s);
+    if (c.bad || *c.p != '\0') {
+        int good = (int)(c.p - s);
+        if (*c.p == '\0')
+            return fail(err, errlen, "'%s' ends too early", s);
+        return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, good, s);
+    }
+    if (v < 1)
+        return fail(err, errlen, "'%s' is %s: n must be at least 1", s, v < 0 ? "negative" : "0");
+    if ((uint64_t)v > (uint64_t)MAX_N)
+        return fail(err, errlen, "'%s' is too large: n can be at most 2^40 = %" PRIu64,
+                    s, (uint64_t)MAX_N);
+    *out = (size_t)v;
+    return 0;
+}
+
+/* A plain non-negative decimal integer no larger than max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    if (*s == '\0') return fail(err, errlen, "the value is empty");
+    if (*s == '-') return fail(err, errlen, "'%s' is negative", s);
+    if (!isdigit((unsigned char)*s)) return fail(err, errlen, "'%s' is not a whole number", s);
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0') return fail(err, errlen, "'%s': unexpected '%s' after the number", s, end);
+    if (errno == ERANGE || v > max)
+        return fail(err, errlen, "'%s' is too large (at most %" PRIu64 ")", s, max);
+    *out = v;
+    return 0;
+}
+
+/* Splits a comma-separated list and parses each item with the given parser. */
+static int parse_list(const char *s, int is_size, void *values, int *count,
+                      char *err, size_t errlen)
+{
+    char item[128];
+    const char *p = s;
+    *count = 0;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len >= sizeof item) return fail(err, errlen, "'%.20s...' is too long", p);
+        if (*count == MAX_LIST) return fail(err, errlen, "more than %d values in one list", MAX_LIST);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (len == 0 && (comma || *count > 0)) return fail(err, errlen, "'%s' has an empty item", s);
+        int rc = is_size ? parse_size(item, &((size_t *)values)[*count], err, errlen)
+                         : parse_uint(item, UINT64_MAX, &((uint64_t *)values)[*count], err, errlen);
+        if (rc) return rc;
+        (*count)++;
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
+static int check_block(long v, block_rule_t rule, char *err, size_t errlen)
+{
+    switch (rule) {
+    case BLOCK_NONE:
+        return fail(err, errlen, "this program chooses its own block size");
+    case BLOCK_ANY:
+        if (v < 1 || v > 1024) return fail(err, errlen, "%ld is out of range: use 1 to 1024 threads", v);
+        return 0;
+    case BLOCK_POW2:
+        if (v < 32 || v > 1024 || (v & (v - 1)) != 0)
+            return fail(err, errlen, "%ld is not allowed: this step needs a power of two "
+                        "from 32 to 1024 (32, 64, 128, 256, 512 or 1024)", v);
+        return 0;
+    }
+    return 0;
+}
+
+typedef enum { OPT_N, OPT_REPS, OPT_SEED, OPT_BLOCK, OPT_GRID, OPT_CSV, OPT_CHECK, OPT_WARM, OPT_HELP } opt_id_t;
+
+static const struct { const char *name; opt_id_t id; int takes_value; } options[] = {
+    { "--n", OPT_N, 1 },       { "--reps", OPT_REPS, 1 }, { "--seed", OPT_SEED, 1 },
+    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--csv", OPT_CSV, 0 },
+    { "--check-only", OPT_CHECK, 0 }, { "--warm", OPT_WARM, 0 }, { "--help", OPT_HELP, 0 },
+    { "-h", OPT_HELP, 0 },
+};
+#define N_OPTIONS (int)(sizeof options / sizeof options[0])
+
+int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
+               char *err, size_t errlen)
+{
+    memset(opt, 0, sizeof *opt);
+    int seen[OPT_HELP + 1] = { 0 };
+    char why[200];
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = NULL;
+        size_t name_len = strcspn(arg, "=");
+        int k;
+        for (k = 0; k < N_OPTIONS; k++)
+            if (strlen(options[k].name) == name_len && strncmp(arg, options[k].name, name_len) == 0)
+                break;
+        if (k == N_OPTIONS) {
+            if (arg[0] != '-')
+                fail(err, errlen, "unexpected argument '%s' (options start with --)", arg);
+            else
+                fail(err, errlen, "unknown option '%s'", arg);
+            return EXIT_USAGE;
+        }
+        const char *name = options[k].name;
+        if (arg[name_len] == '=') {
+            if (!options[k].takes_value) {
+                fail(err, errlen, "%s takes no value", name);
+                return EXIT_USAGE;
+            }
+            value = arg + name_len + 1;
+        } else if (options[k].takes_value) {
+            if (i + 1 >= argc) {
+                fail(err, errlen, "%s needs a value", name);
+                return EXIT_USAGE;
+            }
+            value = argv[++i];
+        }
+        if (seen[options[k].id]++) {
+            fail(err, errlen, "%s is given more than once", name);
+            return EXIT_USAGE;
+        }
+
+        uint64_t v = 0;
+        int rc = 0;
+        switch (options[k].id) {
+        case OPT_N:
+            rc = parse_list(value, 1, opt->n, &opt->n_count, why, sizeof why);
+            break;
+        case OPT_SEED:
+            rc = parse_list(value, 0, opt->seed, &opt->seed_count, why, sizeof why);
+            break;
+        case OPT_REPS:
+            rc = parse_uint(value, MAX_REPS, &v, why, sizeof why);
+            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1");
+            opt->reps = (int)v;
+            break;
+        case OPT_BLOCK:
+            rc = rule == BLOCK_NONE ? check_block(0, rule, why, sizeof why)
+                                    : parse_uint(value, 1u << 20, &v, why, sizeof why);
+            if (!rc) rc = check_block((long)v, rule, why, sizeof why);
+            opt->block = (int)v;
+            break;
+        case OPT_GRID:
+            rc = parse_uint(value, 2147483647u, &v, why, sizeof why);
+            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1 block");
+            opt->grid = (int)v;
+            break;
+        case OPT_CSV: opt->csv = 1; break;
+        case OPT_CHECK: opt->check_only = 1; break;
+        case OPT_WARM: opt->warm = 1; break;
+        case OPT_HELP: opt->help = 1; break;
+        }
+        if (rc) {
+            fail(err, errlen, "%s: %s", name, why);
+            return EXIT_USAGE;
+        }
+    }
+    if (opt->check_only && opt->reps) {
+        fail(err, errlen, "--reps and --check-only do not go together (--check-only runs once, untimed)");
+        return EXIT_USAGE;
+    }
+    if (opt->n_count == 0) { opt->n[0] = DEFAULT_N; opt->n_count = 1; }
+    if (opt->seed_count == 0) { opt->seed[0] = 1; opt->seed_count = 1; }
+    return 0;
+}
+
+void print_help(FILE *f, const char *prog, const step_t *step)
+{
+    fprintf(f,
+        "%s: %s\n"
+        "Sums an array of %s on the GPU, checks the result against an exact CPU\n"
+        "reference and reports the time.\n"
+        "\n"
+        "usage: %s [options]\n"
+        "  --n N[,N...]       elements to sum (default 2^28 = %zu). Forms: 1000, 64K,\n"
+        "                     1M, 2G (K, M, G are 2^10, 2^20, 2^30), 2^24, 1e8,\n"
+        "                     3*2^30, 10^8+7. A list runs each size in turn.\n"
+        "  --seed S[,S...]    input seed(s) (default 1); same seed, same input\n"
+        "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
+        "                     one run takes over 0.1 s); max %d\n",
+        step->name, step->technique, ELEM_NAME, prog, (size_t)DEFAULT_N, DEFAULT_REPS, MAX_REPS);
+    if (step->block_rule == BLOCK_POW2)
+        fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default %d)\n",
+                step->default_block);
+    else if (step->block_rule == BLOCK_ANY)
+        fprintf(f, "  --block T          threads per block, 1..1024 (default %d)\n", step->default_block);
+    fprintf(f,
+        "  --grid G           launch G blocks instead of the step's choice (to experiment)\n"
+        "  --check-only       run once and check; no timing\n"
+        "  --warm             time with the input left in L2 between runs (default:\n"
+        "                     each run reads a copy that is no longer in L2)\n"
+        "  --csv              print CSV (a header line, then one row per run)\n"
+        "  --help, -h         this text\n"
+        "\n"
+        "exit status: 0 correct, 1 wrong result, 2 bad usage, 3 CUDA or device problem\n");
+}

@@ -1,0 +1,518 @@
+/* harness.c: run_step() and everything it asks of the GPU.
+ *
+ *   failing clearly     cuda_check, device_fail
+ *   the device          open_device
+ *   timing              the gate, time_runs
+ *   one run             run_one: allocate, draw, check, time, report
+ *   run_step            arguments, then every size and seed
+ */
+#include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "parts.h"
+
+static const char *g_step = "reduce";       /* names the program in messages */
+
+/* ---- the gate ---------------------------------------------------------------
+ * To time device work only, the host must queue the runs faster than the GPU
+ * finishes them; otherwise the GPU idles between launches and the events
+ * measure the host. So each batch of timed runs queues behind a host function
+ * that waits until the whole batch is queued, then lets the stream go. */
+typedef struct { atomic_int open; } gate_t;
+static gate_t g_gate = { 1 };
+
+static void CUDART_CB gate_wait(void *arg)
+{
+    gate_t *gate = (gate_t *)arg;
+    struct timespec start, now, pause = { 0, 20000 };
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (!atomic_load(&gate->open)) {
+        nanosleep(&pause, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 60) break;    /* never hold the GPU forever */
+    }
+}
+
+/* ---- failing clearly -------------------------------------------------------- */
+static const char *hint(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+        return " (this program was built for another GPU: rebuild with 'make clean && make')";
+    case cudaErrorCooperativeLaunchTooLarge:
+        return " (a cooperative launch may use only as many blocks as fit on the GPU at once)";
+    case cudaErrorMemoryAllocation:
+        return " (the GPU is out of memory)";
+    default:
+        return "";
+    }
+}
+
+static void die(int code)
+{
+    atomic_store(&g_gate.open, 1);     /* let a waiting stream go before exiting */
+    fflush(stdout);
+    exit(code);
+}
+
+void cuda_check(cudaError_t err, const char *what, const char *file, int line)
+{
+    if (err == cudaSuccess) return;
+    fprintf(stderr, "%s: %s failed at %s:%d: %s (%s)%s\n", g_step, what, file, line,
+            cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
+    die(EXIT_DEVICE);
+}
+
+void device_fail(const char *why)
+{
+    fprintf(stderr, "%s: %s\n", g_step, why);
+    die(EXIT_DEVICE);
+}
+
+/* Kernel faults surface at the next synchronisation: name the step there. */
+static void sync_or_fail(cudaStream_t stream, const char *when)
+{
+    cudaError_t err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: the step's GPU work failed %s: %s (%s)%s\n", g_step, when,
+                cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
+        die(EXIT_DEVICE);
+    }
+}
+
+static void human_gb(char *buf, size_t len, double bytes) { snprintf(buf, len, "%.2f GB", bytes / 1e9); }
+
+static void *device_alloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
+    if (err != cudaSuccess) {
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        char need[32], have[32];
+        human_gb(need, sizeof need, (double)bytes);
+        human_gb(have, sizeof have, (double)free_b);
+        fprintf(stderr, "%s: could not allocate %zu bytes (%s) for %s: %s; %zu bytes (%s) free\n",
+                g_step, bytes, need, what, cudaGetErrorString(err), free_b, have);
+        die(EXIT_DEVICE);
+    }
+    return p;
+}
+
+/* ---- the device ------------------------------------------------------------- */
+typedef struct {
+    int id;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    int l2_bytes;
+    int max_grid_x;
+    double peak_gbps;    /* nominal, 0 if the driver does not say */
+} device_t;
+
+static int attribute(enum cudaDeviceAttr attr, int dev)
+{
+    int v = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, dev));
+    return v;
+}
+
+static void open_device(device_t *d)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver) {
+        int drv = 0, rt = 0;
+        cudaDriverGetVersion(&drv);
+        cudaRuntimeGetVersion(&rt);
+        if (drv == 0)
+            fprintf(stderr, "%s: no NVIDIA driver found: this program needs an NVIDIA GPU "
+                    "and its driver\n", g_step);
+        else
+            fprintf(stderr, "%s: the NVIDIA driver supports CUDA %d.%d, but this program was "
+                    "built with CUDA %d.%d: update the driver\n", g_step, drv / 1000,
+                    drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+        die(EXIT_DEVICE);
+    }
+    if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+        fprintf(stderr, "%s: no CUDA GPU found%s\n", g_step,
+                cvd ? " (CUDA_VISIBLE_DEVICES is set: does it name a GPU?)" : "");
+        die(EXIT_DEVICE);
+    }
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s: cannot use the GPU: %s (%s)\n", g_step, cudaGetErrorString(err),
+                cudaGetErrorName(err));
+        die(EXIT_DEVICE);
+    }
+
+    d->id = 0;
+    CUDA_CHECK(cudaSetDevice(d->id));
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, d->id));
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    d->cc_major = attribute(cudaDevAttrComputeCapabilityMajor, d->id);
+    d->cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, d->id);
+    d->sm_count = attribute(cudaDevAttrMultiProcessorCount, d->id);
+    d->l2_bytes = attribute(cudaDevAttrL2CacheSize, d->id);
+    d->max_grid_x = attribute(cudaDevAttrMaxGridDimX, d->id);
+    /* Nominal peak: memory clock (kHz) x 2 transfers per clock x bus width in
+     * bytes. CUDA 13 dropped these from cudaDeviceProp; the attributes stay. */
+    double clock_khz = attribute(cudaDevAttrMemoryClockRate, d->id);
+    double bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, d->id);
+    d->peak_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8) / 1e9;
+
+    if (d->cc_major * 10 + d->cc_minor < 75) {
+        fprintf(stderr, "%s: %s has compute capability %d.%d; this course needs 7.5 or newer\n",
+                g_step, d->name, d->cc_major, d->cc_minor);
+        die(EXIT_DEVICE);
+    }
+}
+
+/* ---- one run ---------------------------------------------------------------- */
+#define BATCH 16                 /* timed runs queued behind one gate */
+#define STAGE ((size_t)1 << 24)  /* elements drawn on the CPU per copy to the GPU */
+#define SLOW_RUN_S 0.1           /* above this, automatic --reps shrinks */
+#define POISON 0xFF              /* every byte: a float NaN, or 0xFFFFFFFF */
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Is one result right? For floats: finite and within the bound. */
+static int result_ok(elem_t got, const reference_t *ref, double bound, double *error)
+{
+#ifdef REDUCE_EXACT
+    *error = got == ref->u_sum ? 0 : 1;
+    (void)bound;
+    return got == ref->u_sum;
+#else
+    *error = fabs((double)got - reference_sum(ref));
+    return isfinite(got) && *error <= bound;
+#endif
+}
+
+static int all_zero(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+/* Draws the input into d_in, STAGE elements at a time, and computes the
+ * reference on the way. Everything the harness does on the GPU goes through
+ * the step's stream: work on the legacy default stream would not be ordered
+ * with it (the stream is non-blocking, so a step that forgets its stream
+ * argument is caught, not silently serialised). */
+static void fill_input(elem_t *d_in, size_t n, uint64_t seed, reference_t *ref, cudaStream_t stream)
+{
+    size_t stage = min_size(n, STAGE);
+    elem_t *h_stage = NULL;
+    CUDA_CHECK(cudaMallocHost((void **)&h_stage, stage * sizeof(elem_t)));
+    memset(ref, 0, sizeof *ref);
+    for (size_t first = 0; first < n; first += stage) {
+        size_t count = min_size(stage, n - first);
+        draw_input(seed, first, count, h_stage, ref);
+        CUDA_CHECK(cudaMemcpyAsync(d_in + first, h_stage, count * sizeof(elem_t),
+                                   cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));    /* before h_stage is drawn again */
+    }
+    CUDA_CHECK(cudaFreeHost(h_stage));
+}
+
+void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
+                      cudaStream_t stream)
+{
+    cudaEvent_t start[BATCH], stop[BATCH];
+    for (int j = 0; j < BATCH; j++) {
+        CUDA_CHECK(cudaEventCreate(&start[j]));
+        CUDA_CHECK(cudaEventCreate(&stop[j]));
+    }
+    for (int b = 0; b < reps; b += BATCH) {
+        int m = reps - b < BATCH ? reps - b : BATCH;
+        atomic_store(&g_gate.open, 0);
+        CUDA_CHECK(cudaLaunchHostFunc(stream, gate_wait, &g_gate));
+        for (int j = 0; j < m; j++) {
+            if (prepare) prepare(ctx, b + j, stream);
+            CUDA_CHECK(cudaEventRecord(start[j], stream));
+            timed(ctx, b + j, stream);
+            CUDA_CHECK(cudaEventRecord(stop[j], stream));
+        }
+        atomic_store(&g_gate.open, 1);
+        sync_or_fail(stream, "during the timed runs");
+        for (int j = 0; j < m; j++) {
+            float ms = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, start[j], stop[j]));
+            us[b + j] = ms * 1e3;
+        }
+    }
+    for (int j = 0; j < BATCH; j++) {
+        CUDA_CHECK(cudaEventDestroy(start[j]));
+        CUDA_CHECK(cudaEventDestroy(stop[j]));
+    }
+}
+
+/* What one timed run of a step needs. Run r reads input copy (r + 1) % copies
+ * (copy 0 was just used by the checked and warm-up runs), so that a small
+ * input is not still in L2 from the run before, and writes result slot r. */
+typedef struct {
+    const step_t *step;
+    launch_t *L;
+    size_t scratch_bytes;
+    const elem_t *d_in;
+    size_t copy_stride;       /* elements between copies */
+    int copies;
+    elem_t *d_slots;
+} step_run_t;
+
+static void poison_scratch(void *ctx, int r, cudaStream_t stream)
+{
+    step_run_t *c = (step_run_t *)ctx;
+    (void)r;
+    if (c->scratch_bytes) CUDA_CHECK(cudaMemsetAsync(c->L->scratch, POISON, c->scratch_bytes, stream));
+}
+
+static void run_step_once(void *ctx, int r, cudaStream_t stream)
+{
+    step_run_t *c = (step_run_t *)ctx;
+    const elem_t *in = c->d_in + (size_t)((r + 1) % c->copies) * c->copy_stride;
+    c->step->reduce(in, c->d_slots + r, c->L, stream);
+}
+
+/* Counts distinct bit patterns among the results and their spread in ulps. */
+static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
+{
+    *distinct = 0;
+    *spread = 0;
+    for (int i = 0; i < runs; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = memcmp(&h[i], &h[j], sizeof(elem_t)) == 0;
+        if (!seen) (*distinct)++;
+#ifndef REDUCE_EXACT
+        for (int j = 0; j < i; j++) {
+            double d = ulp_distance(h[i], h[j]);
+            if (d > *spread) *spread = d;
+        }
+#endif
+    }
+}
+
+static int run_one(const step_t *step, const options_t *opt, const device_t *dev,
+                   size_t n, uint64_t seed)
+{
+    launch_t L = { 0 };
+    L.n = n;
+    L.block = opt->block ? opt->block : step->default_block;
+    L.device = dev->id;
+    L.sm_count = dev->sm_count;
+
+    /* Memory first: a size that cannot fit is the clearest message. */
+    size_t bytes = n * sizeof(elem_t);
+    size_t stride = div_up(bytes, 256) * 256;                /* keeps each copy aligned */
+    int max_reps = opt->check_only ? 0 : (opt->reps ? opt->reps : DEFAULT_REPS);
+    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)dev->l2_bytes, bytes); /* to outrun L2 */
+    int copies = (int)min_size(fresh, (size_t)(max_reps > 0 ? max_reps : 1));
+    int runs_max = max_reps + 2;                             /* checked, warm-up, timed */
+
+    size_t grid = step->grid_size(&L);      /* always asked: it may check the device */
+    if (opt->grid) grid = (size_t)opt->grid;
+    if (grid < 1) {
+        fprintf(stderr, "%s: no block of %d threads fits on %s (the kernel needs too many "
+                "registers or too much shared memory); try a smaller --block\n",
+                g_step, L.block, dev->name);
+        die(EXIT_DEVICE);
+    }
+    if (grid > (size_t)dev->max_grid_x) {
+        fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
+                "in a launch; use a larger --block\n", g_step, n, grid, L.block, dev->name,
+                dev->max_grid_x);
+        die(EXIT_USAGE);
+    }
+    L.grid = (int)grid;
+    size_t scratch_bytes = step->scratch_size ? step->scratch_size(&L) : 0;
+
+    size_t need = (size_t)copies * stride + scratch_bytes + step->state_bytes +
+                  (size_t)runs_max * sizeof(elem_t) + (1u << 20);
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        char need_s[32], free_s[32];
+        human_gb(need_s, sizeof need_s, (double)need);
+        human_gb(free_s, sizeof free_s, (double)free_b);
+        fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
+                "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, dev->name);
+        die(EXIT_DEVICE);
+    }
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    elem_t *d_in = (elem_t *)device_alloc((size_t)copies * stride, "the input");
+    elem_t *d_slots = (elem_t *)device_alloc((size_t)runs_max * sizeof(elem_t), "the results");
+    L.scratch = scratch_bytes ? device_alloc(scratch_bytes, "the step's scratch") : NULL;
+    L.state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
+
+    reference_t ref;
+    fill_input(d_in, n, seed, &ref, stream);
+    for (int c = 1; c < copies; c++)
+        CUDA_CHECK(cudaMemcpyAsync((char *)d_in + (size_t)c * stride, d_in, bytes,
+                                   cudaMemcpyDeviceToDevice, stream));
+    if (L.state) CUDA_CHECK(cudaMemsetAsync(L.state, 0, step->state_bytes, stream));
+    /* Poison every result slot: a step that writes nothing leaves NaN. */
+    CUDA_CHECK(cudaMemsetAsync(d_slots, POISON, (size_t)runs_max * sizeof(elem_t), stream));
+
+    /* The checked run, which also loads the module, then a warm-up run whose
+     * time sets the automatic number of repetitions. */
+    cudaEvent_t t0, t1;
+    CUDA_CHECK(cudaEventCreate(&t0));
+    CUDA_CHECK(cudaEventCreate(&t1));
+    int runs = opt->check_only ? 1 : 2;
+    for (int r = 0; r < runs; r++) {
+        if (scratch_bytes) CUDA_CHECK(cudaMemsetAsync(L.scratch, POISON, scratch_bytes, stream));
+        CUDA_CHECK(cudaEventRecord(t0, stream));
+        step->reduce(d_in, d_slots + r, &L, stream);
+        CUDA_CHECK(cudaEventRecord(t1, stream));
+        sync_or_fail(stream, r == 0 ? "in the checked run" : "in the warm-up run");
+    }
+    float warm_ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&warm_ms, t0, t1));
+
+    int reps = 0;
+    double *us = NULL;
+    if (!opt->check_only) {
+        reps = opt->reps;
+        if (reps == 0) {
+            reps = DEFAULT_REPS;
+            if (warm_ms * 1e-3 > SLOW_RUN_S) reps = (int)fmax(3, fmin(DEFAULT_REPS, 2.0 / (warm_ms * 1e-3)));
+        }
+        us = (double *)calloc((size_t)reps, sizeof *us);
+        if (!us) device_fail("out of host memory for the timings");
+        step_run_t ctx = { step, &L, scratch_bytes, d_in, stride / sizeof(elem_t), copies, d_slots + 2 };
+        time_device_work(poison_scratch, run_step_once, &ctx, reps, us, stream);
+        runs = reps + 2;
+    }
+
+    /* Check every run, and that the step left its state as it found it. */
+    elem_t *h_results = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
+    unsigned char *h_state = (unsigned char *)malloc(step->state_bytes + 1);
+    if (!h_results || !h_state) device_fail("out of host memory for the results");
+    CUDA_CHECK(cudaMemcpyAsync(h_results, d_slots, (size_t)runs * sizeof(elem_t),
+                               cudaMemcpyDeviceToHost, stream));
+    if (L.state) CUDA_CHECK(cudaMemcpyAsync(h_state, L.state, step->state_bytes,
+                                            cudaMemcpyDeviceToHost, stream));
+    sync_or_fail(stream, "copying the results back");
+
+    result_t res = { 0 };
+    res.step = step->name;
+    res.technique = step->technique;
+    res.device = dev->name;
+    res.n = n;
+    res.seed = seed;
+    res.block = L.block;
+    res.grid = L.grid;
+    res.reps = reps;
+    res.runs = runs;
+    res.warm = opt->warm;
+    res.peak_gbps = dev->peak_gbps;
+    res.sum = h_results[0];
+    res.reference = reference_sum(&ref);
+    res.reference_u32 = ref.u_sum;
+    res.declared_deterministic = step->deterministic;
+    res.bound = error_bound(summation_depth(step->combine, n, L.grid, L.block), reference_abs_sum(&ref));
+    res.ok = 1;
+    for (int r = 0; r < runs; r++) {
+        double e;
+        int ok = result_ok(h_results[r], &ref, res.bound, &e);
+        if (e > res.error || isnan(e)) res.error = e;
+        if (!ok && res.ok) {
+#ifdef REDUCE_EXACT
+            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, expected %u\n",
+                    g_step, n, (unsigned long long)seed, r + 1, runs, h_results[r], ref.u_sum);
+#else
+            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g, expected %.9g: "
+                    "error %.3g is over the bound %.3g\n", g_step, n, (unsigned long long)seed,
+                    r + 1, runs, (double)h_results[r], res.reference, e, res.bound);
+#endif
+        }
+        res.ok &= ok;
+    }
+    if (res.error != res.error) res.error = INFINITY;
+    determinism(h_results, runs, &res.distinct, &res.spread_ulp);
+    if (step->deterministic && res.distinct > 1) {
+        fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",
+                g_step, runs, res.distinct);
+        res.ok = 0;
+    }
+    if (L.state && !all_zero(h_state, step->state_bytes)) {
+        fprintf(stderr, "%s: the step left its state changed; the next launch would start "
+                "from what this one left behind\n", g_step);
+        res.ok = 0;
+    }
+    if (reps > 0) {
+        qsort(us, (size_t)reps, sizeof *us, compare_double);
+        res.min_us = us[0];
+        res.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
+    }
+
+    char line[1024];
+    if (opt->csv) format_csv(line, sizeof line, &res);
+    else format_report(line, sizeof line, &res);
+    printf("%s\n", line);
+    fflush(stdout);
+
+    free(us);
+    free(h_results);
+    free(h_state);
+    CUDA_CHECK(cudaEventDestroy(t0));
+    CUDA_CHECK(cudaEventDestroy(t1));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_slots));
+    if (L.scratch) CUDA_CHECK(cudaFree(L.scratch));
+    if (L.state) CUDA_CHECK(cudaFree(L.state));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return res.ok ? EXIT_OK : EXIT_WRONG;
+}
+
+/* ---- run_step ---------------------------------------------------------------- */
+int run_step(int argc, char **argv, const step_t *step)
+{
+    g_step = step->name;
+    options_t opt;
+    char err[512];
+    if (parse_args(argc, argv, step->block_rule, &opt, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
+        return EXIT_USAGE;
+    }
+    if (opt.help) {
+        print_help(stdout, argv[0], step);
+        return EXIT_OK;
+    }
+
+    device_t dev;
+    open_device(&dev);
+    if (opt.csv) {
+        char header[512];
+        format_csv_header(header, sizeof header);
+        printf("%s\n", header);
+    } else {
+        printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements\n",
+               step->name, dev.name, dev.cc_major, dev.cc_minor, dev.sm_count,
+               dev.l2_bytes / 1e6, dev.peak_gbps, ELEM_NAME);
+    }
+
+    int worst = EXIT_OK;
+    for (int i = 0; i < opt.n_count; i++)
+        for (int s = 0; s < opt.seed_count; s++) {
+            int rc = run_one(step, &opt, &dev, opt.n[i], opt.seed[s]);
+            if (rc > worst) worst = rc;
+        }
+    CUDA_CHECK(cudaDeviceReset());     /* lets compute-sanitizer check for leaks */
+    return worst;
+}

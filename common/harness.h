@@ -1,0 +1,122 @@
+/* harness.h: everything a step needs that is not its lesson.
+ *
+ * A step file defines its kernels, a launcher that only enqueues work on a
+ * stream, and a step_t that describes it; its main() is one line:
+ *
+ *     int main(int argc, char **argv) { return run_step(argc, argv, &step); }
+ *
+ * The harness (harness.c and its parts beside it) then parses the arguments,
+ * queries the GPU, draws the input from a seed, computes an exact reference
+ * sum on the CPU, poisons the output, runs and checks the step, times it and
+ * prints one report line per run.
+ *
+ * Contents
+ *   1. elem_t: float, or unsigned int in the exact build
+ *   2. launch_t: what a launcher gets
+ *   3. step_t: what a step tells the harness
+ *   4. run_step() and exit codes
+ *   5. small helpers for steps: CUDA_CHECK, div_up, min_size
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. elem_t -----------------------------------------------------------
+ * Every step is built twice. The normal build sums floats. The exact build
+ * (-DREDUCE_EXACT) sums unsigned 32-bit integers, whose addition wraps modulo
+ * 2^32 and is therefore associative: every summation order gives the same
+ * bits, so the result must equal the reference exactly. That catches a kernel
+ * that drops or repeats one element, which no float tolerance can at large n.
+ */
+#ifdef REDUCE_EXACT
+typedef unsigned int elem_t;
+#define ELEM_NAME "uint32"
+#else
+typedef float elem_t;
+#define ELEM_NAME "float"
+#endif
+
+#ifdef __CUDACC__
+#ifdef REDUCE_EXACT
+typedef uint4 elem4_t;   /* four elements, one 16-byte load */
+#else
+typedef float4 elem4_t;
+#endif
+#endif
+
+/* ---- 2. launch_t ---------------------------------------------------------
+ * The harness fills this in before it calls the step's launcher. */
+typedef struct {
+    size_t n;          /* elements to sum, n >= 1 */
+    int block;         /* threads per block: --block, or the step's default */
+    int grid;          /* blocks: the step's grid_size(), or --grid */
+    int device;        /* the CUDA device in use */
+    int sm_count;      /* its number of multiprocessors */
+    void *scratch;     /* scratch_size() bytes, poisoned before every run */
+    void *state;       /* state_bytes, zeroed once; a step must leave it zeroed */
+} launch_t;
+
+/* ---- 3. step_t -----------------------------------------------------------
+ * How a step combines partial sums decides how many roundings one element can
+ * go through, and so the error bound for the float result. */
+typedef enum {
+    COMBINE_ATOMIC_EACH,       /* every element atomically added into one total */
+    COMBINE_ATOMIC_PER_BLOCK,  /* one atomic add per block */
+    COMBINE_TREE,              /* partials reduced again, no atomics */
+    COMBINE_UNKNOWN            /* someone else's code: assume the worst order */
+} combine_t;
+
+/* Which --block values a step accepts. */
+typedef enum {
+    BLOCK_ANY,     /* 1 to 1024 */
+    BLOCK_POW2,    /* a power of two from 32 to 1024 */
+    BLOCK_NONE     /* the step chooses; --block is refused */
+} block_rule_t;
+
+typedef struct {
+    const char *name;         /* "03_warp_shuffle": the file name and the report label */
+    const char *technique;    /* what the step adds, in a few words */
+    int deterministic;        /* 1 if every run gives the same bits (the harness checks) */
+    combine_t combine;
+    block_rule_t block_rule;
+    int default_block;        /* threads per block when --block is not given */
+    size_t (*grid_size)(const launch_t *L);     /* blocks to launch for L->n, L->block */
+    size_t (*scratch_size)(const launch_t *L);  /* scratch bytes, or NULL for none */
+    size_t state_bytes;                         /* state bytes, 0 for none */
+    void (*reduce)(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream);
+} step_t;
+
+/* ---- 4. run_step ---------------------------------------------------------
+ * Runs the program for one step and returns its exit code. Run a step with
+ * --help to see the options. */
+int run_step(int argc, char **argv, const step_t *step);
+
+enum {
+    EXIT_OK = 0,        /* every result correct */
+    EXIT_WRONG = 1,     /* a result outside its bound, or not deterministic as declared */
+    EXIT_USAGE = 2,     /* bad arguments */
+    EXIT_DEVICE = 3     /* no usable GPU, out of memory, a failed CUDA call or launch */
+};
+
+/* ---- 5. helpers for steps -------------------------------------------------
+ * CUDA_CHECK(call): if the call returns an error, print the step, the call,
+ * the place and CUDA's message, and exit with EXIT_DEVICE. */
+#define CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+void cuda_check(cudaError_t err, const char *what, const char *file, int line);
+
+/* Stop with EXIT_DEVICE and one line that says why (e.g. a missing feature). */
+void device_fail(const char *why);
+
+static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,121 @@
+/* report.c: one line per run, for people or (with --csv) for scripts.
+ *
+ * The human line always has the same fields in the same order, split by '|':
+ *   step | technique | n (bytes) | time | bandwidth | sum and error | OK/WRONG | determinism
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "parts.h"
+
+double result_gbps(const result_t *r)
+{
+    /* Bandwidth = bytes read / time: n elements of 4 bytes, each read once.
+     * 1 GB/s is 1e9 bytes per second, as in memory datasheets. */
+    if (r->reps == 0 || r->median_us <= 0) return 0;
+    return (double)r->n * sizeof(elem_t) / (r->median_us * 1e-6) / 1e9;
+}
+
+/* 1234567 bytes -> "1.23 MB" (powers of 1000, like GB/s). */
+static void human_bytes(char *buf, size_t len, double bytes)
+{
+    const char *unit[] = { "B", "KB", "MB", "GB", "TB" };
+    int u = 0;
+    while (bytes >= 1000 && u < 4) { bytes /= 1000; u++; }
+    if (u == 0) snprintf(buf, len, "%.0f B", bytes);
+    else snprintf(buf, len, "%.2f %s", bytes, unit[u]);
+}
+
+/* Microseconds below 10 ms, milliseconds above. */
+static void human_time(char *buf, size_t len, double us)
+{
+    if (us < 10000) snprintf(buf, len, "%.2f us", us);
+    else snprintf(buf, len, "%.2f ms", us / 1000);
+}
+
+static void determinism_text(char *buf, size_t len, const result_t *r)
+{
+    int runs = r->runs;
+    const char *word = r->declared_deterministic ? "yes" : "no";
+    if (runs <= 1)
+        snprintf(buf, len, "deterministic: %s (1 run)", word);
+    else if (r->distinct == 1)
+        snprintf(buf, len, "deterministic: %s (%d runs, all identical)", word, runs);
+    else
+        snprintf(buf, len, "deterministic: %s (%d runs, %d distinct, spread %.0f ulp)",
+                 word, runs, r->distinct, r->spread_ulp);
+}
+
+void format_report(char *buf, size_t len, const result_t *r)
+{
+    char bytes[32], timing[96], bandwidth[64], sum[160], det[96], med[32], min[32];
+    human_bytes(bytes, sizeof bytes, (double)r->n * sizeof(elem_t));
+    if (r->reps > 0) {
+        human_time(med, sizeof med, r->median_us);
+        human_time(min, sizeof min, r->min_us);
+        snprintf(timing, sizeof timing, "median %s, min %s%s", med, min, r->warm ? " (warm L2)" : "");
+        double gbps = result_gbps(r);
+        snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, %.1f%% of peak", gbps,
+                 100 * gbps / r->peak_gbps);
+    } else {
+        snprintf(timing, sizeof timing, "not timed");
+        snprintf(bandwidth, sizeof bandwidth, "-");
+    }
+#ifdef REDUCE_EXACT
+    snprintf(sum, sizeof sum, "sum %" PRIu32 " (exact %" PRIu32 ")", (uint32_t)r->sum,
+             r->reference_u32);
+#else
+    snprintf(sum, sizeof sum, "sum %.9g (exact %.9g) err %.1e, bound %.1e", (double)r->sum,
+             r->reference, r->error, r->bound);
+#endif
+    determinism_text(det, sizeof det, r);
+    snprintf(buf, len, "%s | %s | n %zu (%s) | %s | %s | %s | %s | %s", r->step, r->technique,
+             r->n, bytes, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
+}
+
+void format_csv_header(char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
+             "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2");
+}
+
+/* Text fields are quoted, with inner quotes doubled (RFC 4180). */
+static void csv_text(char *buf, size_t len, const char *s)
+{
+    size_t o = 0;
+    if (len < 3) { if (len) buf[0] = '\0'; return; }
+    buf[o++] = '"';
+    for (; *s && o + 3 < len; s++) {
+        if (*s == '"') buf[o++] = '"';
+        buf[o++] = *s;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+}
+
+void format_csv(char *buf, size_t len, const result_t *r)
+{
+    char tech[160], dev[160], sum[64], ref[64], err[32], bound[32];
+    csv_text(tech, sizeof tech, r->technique);
+    csv_text(dev, sizeof dev, r->device);
+#ifdef REDUCE_EXACT
+    snprintf(sum, sizeof sum, "%" PRIu32, (uint32_t)r->sum);
+    snprintf(ref, sizeof ref, "%" PRIu32, r->reference_u32);
+    snprintf(err, sizeof err, "%" PRIu32, (uint32_t)r->sum - r->reference_u32);
+    snprintf(bound, sizeof bound, "0");
+#else
+    snprintf(sum, sizeof sum, "%.9g", (double)r->sum);
+    snprintf(ref, sizeof ref, "%.17g", r->reference);
+    snprintf(err, sizeof err, "%.3g", r->error);
+    snprintf(bound, sizeof bound, "%.3g", r->bound);
+#endif
+    double gbps = result_gbps(r);
+    snprintf(buf, len,
+             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s",
+             r->step, tech, ELEM_NAME, dev, r->n, r->n * sizeof(elem_t), r->seed, r->block,
+             r->grid, r->reps, r->runs, r->median_us, r->min_us, gbps,
+             r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0.0, sum, ref, err, bound,
+             r->ok ? "OK" : "WRONG", r->declared_deterministic ? "yes" : "no", r->distinct,
+             r->spread_ulp, r->warm ? "warm" : "cold");
+}

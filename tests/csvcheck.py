@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""csvcheck.py: checks the --csv output of a step (stdin) and prints one line,
+PASS or FAIL, for tests/run to count.
+
+    ./step03 --csv --n 1,2,3 | python3 tests/csvcheck.py NAME --rows 3 --ok all
+"""
+import argparse
+import csv
+import sys
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("--rows", type=int, help="exactly this many result rows")
+    ap.add_argument("--ok", choices=["all", "none", "some-wrong"], default="all",
+                    help="all rows OK / every row WRONG / at least one row WRONG")
+    ap.add_argument("--distinct", type=int, help="every row has this many distinct results")
+    ap.add_argument("--rc", type=int, help="the program's exit code, to check too")
+    ap.add_argument("--want-rc", type=int, default=None)
+    a = ap.parse_args()
+
+    rows = list(csv.DictReader(sys.stdin))
+    problems = []
+    if a.rows is not None and len(rows) != a.rows:
+        problems.append(f"{len(rows)} rows, expected {a.rows}")
+    if not rows:
+        problems.append("no rows")
+    wrong = [r for r in rows if r["status"] != "OK"]
+    label = lambda r: f"n={r['n']} seed={r['seed']}"
+    if a.ok == "all" and wrong:
+        problems.append("WRONG at " + ", ".join(label(r) for r in wrong[:5]))
+    if a.ok == "none" and len(wrong) != len(rows):
+        ok = [r for r in rows if r["status"] == "OK"]
+        problems.append("not caught at " + ", ".join(label(r) for r in ok[:5]))
+    if a.ok == "some-wrong" and not wrong:
+        problems.append("no row WRONG")
+    if a.distinct is not None:
+        bad = [r for r in rows if int(r["distinct"]) != a.distinct]
+        if bad:
+            problems.append("distinct results " + ", ".join(
+                f"{r['distinct']} at {label(r)}" for r in bad[:5]))
+    if a.want_rc is not None and a.rc != a.want_rc:
+        problems.append(f"exit code {a.rc}, expected {a.want_rc}")
+
+    detail = f"{len(rows)} runs, {len(wrong)} WRONG"
+    if problems:
+        print(f"FAIL {a.name}: {'; '.join(problems)}")
+        return 1
+    print(f"PASS {a.name} ({detail})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,334 @@
+/* unit.c: host tests of the harness parts (no GPU needed).
+ *
+ * Built twice, like the steps: float (build/tests/unit_float) and exact
+ * (build/tests/unit_exact). Prints one PASS or FAIL line per check, which
+ * tests/run counts.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/parts.h"
+
+#ifdef REDUCE_EXACT
+#define BUILD "exact"
+#else
+#define BUILD "float"
+#endif
+
+static int failures;
+
+static void check(int ok, const char *fmt, ...)
+{
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    printf("%s unit/%s/%s\n", ok ? "PASS" : "FAIL", BUILD, name);
+    if (!ok) failures++;
+}
+
+/* ---- sizes ------------------------------------------------------------------ */
+static void test_sizes(void)
+{
+    static const struct { const char *s; size_t v; } good[] = {
+        { "1", 1 }, { "1000", 1000 }, { "64K", 65536 }, { "1M", 1048576 }, { "1m", 1048576 },
+        { "2G", (size_t)1 << 31 }, { "2^24", 16777216 }, { "1e8", 100000000 },
+        { "3*2^30", (size_t)3 << 30 }, { "10^8+7", 100000007 }, { "2^24+1", 16777217 },
+        { "2^31+7", ((size_t)1 << 31) + 7 }, { "2^20-1", 1048575 }, { "2^40", (size_t)1 << 40 },
+        { "1099511627776", (size_t)1 << 40 }, { "4*1K+1", 4097 }, { "0+1", 1 },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        size_t v = 0;
+        char err[200] = "";
+        int rc = parse_size(good[i].s, &v, err, sizeof err);
+        check(rc == 0 && v == good[i].v, "parse_size('%s') = %zu (got %zu, rc %d %s)", good[i].s,
+              good[i].v, v, rc, err);
+    }
+    static const struct { const char *s; const char *why; } bad[] = {
+        { "", "empty" }, { "0", "at least 1" }, { "-5", "negative" }, { "abc", "not a size" },
+        { "1e999", "too large" }, { "2^41", "too large" }, { "12abc", "unexpected 'abc'" },
+        { "2^", "ends too early" }, { "1+", "ends too early" }, { "+1", "not a size" },
+        { "0x10", "unexpected 'x10'" }, { " 5", "not a size" }, { "5 ", "unexpected ' '" },
+        { "1,2", "unexpected ',2'" }, { "99999999999999999999999", "too large" },
+        { "5-10", "negative" }, { "2^64", "too large" }, { "1K1", "unexpected '1'" },
+        { "1e", "unexpected 'e'" }, { "3-3", "is 0" }, { "1..2", "unexpected" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t v = 12345;
+        char err[200] = "";
+        int rc = parse_size(bad[i].s, &v, err, sizeof err);
+        check(rc != 0 && strstr(err, bad[i].why) && v == 12345,
+              "parse_size('%s') fails saying '%s' (said '%s')", bad[i].s, bad[i].why, err);
+    }
+}
+
+/* ---- arguments ----------------------------------------------------------------- */
+static int parse(block_rule_t rule, options_t *opt, char *err, size_t len, ...)
+{
+    char *argv[32] = { "stepNN" };
+    int argc = 1;
+    va_list ap;
+    va_start(ap, len);
+    for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;) argv[argc++] = a;
+    va_end(ap);
+    err[0] = '\0';
+    return parse_args(argc, argv, rule, opt, err, len);
+}
+
+static void test_args(void)
+{
+    options_t o;
+    char err[300];
+    int rc = parse(BLOCK_POW2, &o, err, sizeof err, NULL);
+    check(rc == 0 && o.n_count == 1 && o.n[0] == DEFAULT_N && o.seed_count == 1 && o.seed[0] == 1 &&
+          o.reps == 0 && o.block == 0 && o.grid == 0 && !o.csv && !o.check_only && !o.warm,
+          "defaults: n 2^28, seed 1, automatic reps, the step's block");
+    check(DEFAULT_N * 4 >= (size_t)4 * 60000000, "the default input is at least 4x a 60 MB L2");
+
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--n", "1,2^10,3*2^30", "--seed=7,8", "--reps", "5",
+               "--block", "512", "--grid=99", "--csv", "--warm", NULL);
+    check(rc == 0 && o.n_count == 3 && o.n[1] == 1024 && o.n[2] == ((size_t)3 << 30) &&
+          o.seed_count == 2 && o.seed[1] == 8 && o.reps == 5 && o.block == 512 && o.grid == 99 &&
+          o.csv && o.warm, "lists, --opt=value and every option parse");
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--check-only", NULL);
+    check(rc == 0 && o.check_only, "--check-only");
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "-h", NULL);
+    check(rc == 0 && o.help, "-h asks for help");
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--seed", "18446744073709551615", NULL);
+    check(rc == 0 && o.seed[0] == UINT64_MAX, "the largest seed is accepted");
+
+    static const struct { block_rule_t rule; const char *a[4]; const char *why; } bad[] = {
+        { BLOCK_POW2, { "--n", "0" }, "--n: '0' is 0" },
+        { BLOCK_POW2, { "--n", "-5" }, "negative" },
+        { BLOCK_POW2, { "--n", "abc" }, "not a size" },
+        { BLOCK_POW2, { "--n", "1e999" }, "too large" },
+        { BLOCK_POW2, { "--n", "1,,2" }, "empty item" },
+        { BLOCK_POW2, { "--n", "1," }, "empty item" },
+        { BLOCK_POW2, { "--n" }, "--n needs a value" },
+        { BLOCK_POW2, { "--n", "5", "--n", "6" }, "--n is given more than once" },
+        { BLOCK_POW2, { "--block", "33" }, "power of two" },
+        { BLOCK_POW2, { "--block", "16" }, "power of two" },
+        { BLOCK_POW2, { "--block", "2048" }, "power of two" },
+        { BLOCK_POW2, { "--block", "abc" }, "not a whole number" },
+        { BLOCK_ANY, { "--block", "0" }, "1 to 1024" },
+        { BLOCK_ANY, { "--block", "1025" }, "1 to 1024" },
+        { BLOCK_NONE, { "--block", "256" }, "chooses its own block size" },
+        { BLOCK_POW2, { "--reps", "0" }, "at least 1" },
+        { BLOCK_POW2, { "--reps", "100001" }, "too large" },
+        { BLOCK_POW2, { "--reps", "99999999999999999999999" }, "too large" },
+        { BLOCK_POW2, { "--reps", "5x" }, "unexpected 'x'" },
+        { BLOCK_POW2, { "--grid", "0" }, "at least 1" },
+        { BLOCK_POW2, { "--grid", "2147483648" }, "too large" },
+        { BLOCK_POW2, { "--seed", "-1" }, "negative" },
+        { BLOCK_POW2, { "--seed", "18446744073709551616" }, "too large" },
+        { BLOCK_POW2, { "--csv=yes" }, "takes no value" },
+        { BLOCK_POW2, { "--frobnicate" }, "unknown option '--frobnicate'" },
+        { BLOCK_POW2, { "-n", "5" }, "unknown option '-n'" },
+        { BLOCK_POW2, { "1000" }, "unexpected argument '1000'" },
+        { BLOCK_POW2, { "--check-only", "--reps", "5" }, "do not go together" },
+        { BLOCK_POW2, { "--n=" }, "empty" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[6] = { "stepNN" };
+        int argc = 1;
+        for (int k = 0; k < 4 && bad[i].a[k]; k++) argv[argc++] = (char *)bad[i].a[k];
+        err[0] = '\0';
+        rc = parse_args(argc, argv, bad[i].rule, &o, err, sizeof err);
+        check(rc == EXIT_USAGE && strstr(err, bad[i].why) != NULL,
+              "bad arguments '%s %s %s' -> exit 2, '%s' (said '%s')", argv[1],
+              argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "", bad[i].why, err);
+    }
+}
+
+/* ---- input and reference ------------------------------------------------------- */
+static void test_input(void)
+{
+    enum { N = 100003 };
+    elem_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    reference_t whole = { 0 }, parts = { 0 };
+    draw_input(42, 0, N, a, &whole);
+    draw_input(42, 0, 1000, b, &parts);
+    draw_input(42, 1000, N - 1000, b + 1000, &parts);
+    check(memcmp(a, b, N * sizeof *a) == 0, "drawing the input in slices gives the same elements");
+    check(memcmp(&whole, &parts, sizeof whole) == 0, "and the same reference");
+
+    int same_as_value = 1, in_range = 1;
+    for (size_t i = 0; i < N; i++) {
+        elem_t v = input_value(42, i);
+        if (memcmp(&v, &a[i], sizeof v) != 0) same_as_value = 0;
+#ifndef REDUCE_EXACT
+        if (!(v >= -1.0f && v < 1.0f) || v * 0x1p23f != floorf(v * 0x1p23f)) in_range = 0;
+#endif
+    }
+    check(same_as_value, "input_value(seed, i) is element i of draw_input");
+    check(in_range, "float elements are multiples of 2^-23 in [-1, 1)");
+
+    reference_t other = { 0 };
+    draw_input(43, 0, N, b, &other);
+    check(memcmp(a, b, N * sizeof *a) != 0, "another seed gives other elements");
+
+#ifdef REDUCE_EXACT
+    uint32_t s = 0;
+    for (size_t i = 0; i < N; i++) s += a[i];
+    check(s == whole.u_sum, "exact reference = the wrapping uint32 sum");
+    check(reference_sum(&whole) == (double)s, "reference_sum returns it");
+#else
+    long double s = 0, abs_s = 0;
+    for (size_t i = 0; i < N; i++) { s += a[i]; abs_s += fabsl((long double)a[i]); }
+    check(reference_sum(&whole) == (double)s, "float reference = exact sum (%.17g vs %.17Lg)",
+          reference_sum(&whole), s);
+    check(reference_abs_sum(&whole) == (double)abs_s, "sum of |x| is exact too");
+    double mean = reference_sum(&whole) / N;
+    check(fabs(mean) < 0.01, "the input has mean near zero (%.4f)", mean);
+#endif
+    free(a);
+    free(b);
+}
+
+/* ---- error bound -------------------------------------------------------------------- */
+#ifndef REDUCE_EXACT
+/* Sums x[lo..hi) as a binary tree of floats: one order a GPU could use. */
+static float tree_sum(const float *x, size_t lo, size_t hi)
+{
+    if (hi - lo == 1) return x[lo];
+    size_t mid = lo + (hi - lo) / 2;
+    return tree_sum(x, lo, mid) + tree_sum(x, mid, hi);
+}
+#endif
+
+static void test_bound(void)
+{
+    double d = summation_depth(COMBINE_ATOMIC_EACH, 1000, 4, 256);
+    check(d == 1002, "depth of atomics per element = n + 2 (got %g)", d);
+    d = summation_depth(COMBINE_ATOMIC_PER_BLOCK, 1 << 20, 256, 256);
+    check(d == 16 + 8 + 256 + 2, "depth with one atomic per block (got %g)", d);
+    d = summation_depth(COMBINE_TREE, 1 << 20, 256, 256);
+    check(d == 16 + 8 + 1 + 8 + 2, "depth of partials reduced as a tree (got %g)", d);
+    d = summation_depth(COMBINE_UNKNOWN, 77, 1, 0);
+    check(d == 79, "unknown order: depth n + 2 (got %g)", d);
+
+    double u = 0x1p-24, b1 = error_bound(100, 1.0), b2 = error_bound(400, 1.0);
+    check(fabs(b1 / (10 * 10 * u) - 1) < 1e-4, "bound ~ 10 sqrt(d) u sum|x| (%.3g)", b1);
+    check(fabs(b2 / b1 - 2) < 1e-4, "four times the depth, twice the bound");
+    check(error_bound(100, 5.0) == 5 * b1, "the bound scales with sum |x|");
+    check(isfinite(error_bound((double)(1 << 30), 1.0)) && error_bound((double)(1 << 30), 1.0) < 0.1,
+          "the bound stays finite and below 10%% of sum|x| even for 2^30 atomics");
+
+#ifndef REDUCE_EXACT
+    /* The bound must hold for real float sums in the orders our steps use. */
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    reference_t ref = { 0 };
+    draw_input(7, 0, N, x, &ref);
+    float seq = 0;
+    for (size_t i = 0; i < N; i++) seq += x[i];
+    double e_seq = fabs(seq - reference_sum(&ref));
+    double bound_seq = error_bound(summation_depth(COMBINE_ATOMIC_EACH, N, 1, 1), reference_abs_sum(&ref));
+    check(e_seq <= bound_seq, "a sequential float sum is within the atomics bound (%.3g <= %.3g)", e_seq, bound_seq);
+    double e_tree = fabs(tree_sum(x, 0, N) - reference_sum(&ref));
+    double bound_tree = error_bound(summation_depth(COMBINE_TREE, N, 256, 256), reference_abs_sum(&ref));
+    check(e_tree <= bound_tree, "a tree float sum is within the tree bound (%.3g <= %.3g)", e_tree, bound_tree);
+    check(bound_tree < 1e-5 * reference_abs_sum(&ref),
+          "and that bound is tight: under 1e-5 of sum|x| (%.3g)", bound_tree / reference_abs_sum(&ref));
+    free(x);
+
+    check(ulp_distance(1.0f, nextafterf(1.0f, 2.0f)) == 1, "neighbouring floats are 1 ulp apart");
+    check(ulp_distance(-0.0f, 0.0f) == 0, "-0 and +0 are 0 ulp apart");
+    check(ulp_distance(-0x1p-149f, 0x1p-149f) == 2, "across zero the ulps add up");
+    check(ulp_distance(3.0f, 3.0f) == 0, "equal floats are 0 ulp apart");
+    check(isinf(ulp_distance(NAN, 1.0f)), "NaN is infinitely far");
+#endif
+}
+
+/* ---- report ------------------------------------------------------------------------- */
+static int count_fields(const char *line)
+{
+    int fields = 1, quoted = 0;
+    for (const char *p = line; *p; p++) {
+        if (*p == '"') quoted = !quoted;
+        else if (*p == ',' && !quoted) fields++;
+    }
+    return fields;
+}
+
+static void test_report(void)
+{
+    result_t r = { 0 };
+    r.step = "03_warp_shuffle";
+    r.technique = "shuffles, \"quoted\"";
+    r.device = "NVIDIA Test GPU";
+    r.n = (size_t)1 << 28;
+    r.seed = 1;
+    r.block = 256;
+    r.grid = 1056;
+    r.reps = 20;
+    r.runs = 22;
+    r.median_us = 241.0;
+    r.min_us = 239.5;
+    r.peak_gbps = 4800;
+    r.ok = 1;
+    r.declared_deterministic = 0;
+    r.distinct = 3;
+    r.spread_ulp = 2;
+#ifdef REDUCE_EXACT
+    r.sum = 7;
+    r.reference_u32 = 7;
+#else
+    r.sum = 1.5f;
+    r.reference = 1.5000001;
+    r.error = 1e-7;
+    r.bound = 3.6e3;
+#endif
+    double gbps = result_gbps(&r);
+    check(fabs(gbps - (double)((size_t)1 << 30) / 241e-6 / 1e9) < 1e-9,
+          "GB/s = 4 n bytes / median time / 1e9 (%.1f)", gbps);
+
+    char line[1024];
+    format_report(line, sizeof line, &r);
+    const char *order[] = { "03_warp_shuffle |", "| n 268435456 (1.07 GB) |", "| median 241.00 us, min 239.50 us |",
+                            "| 4455 GB/s, 92.8% of peak |", "| OK |",
+                            "| deterministic: no (22 runs, 3 distinct, spread 2 ulp)" };
+    const char *at = line;
+    int in_order = 1;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *p = strstr(at, order[i]);
+        if (!p) { in_order = 0; break; }
+        at = p;
+    }
+    check(in_order, "the human line has its fields in order: %s", line);
+
+    r.ok = 0;
+    r.reps = 0;
+    r.runs = 1;
+    format_report(line, sizeof line, &r);
+    check(strstr(line, "| not timed | - |") && strstr(line, "| WRONG |") && strstr(line, "(1 run)"),
+          "an untimed wrong run says so: %s", line);
+
+    r.median_us = 20000;
+    r.min_us = 19000;
+    r.reps = 3;
+    r.warm = 1;
+    format_report(line, sizeof line, &r);
+    check(strstr(line, "median 20.00 ms, min 19.00 ms (warm L2)") != NULL, "slow runs in ms, warm marked: %s", line);
+
+    char header[512], row[1024];
+    format_csv_header(header, sizeof header);
+    format_csv(row, sizeof row, &r);
+    check(count_fields(header) == count_fields(row) && count_fields(header) == 24,
+          "CSV header and row have the same 24 fields (%d, %d)", count_fields(header), count_fields(row));
+    check(strstr(row, "\"shuffles, \"\"quoted\"\"\"") != NULL, "CSV quotes text with commas and quotes");
+}
+
+int main(void)
+{
+    test_sizes();
+    test_args();
+    test_input();
+    test_bound();
+    test_report();
+    return failures ? 1 : 0;
+}
