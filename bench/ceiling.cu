@@ -1,0 +1,157 @@
+/* ceiling.cu: how fast can this GPU read memory at all?
+ *
+ *     make bench && ./build/bench/ceiling [--n 2^28] [--csv]
+ *
+ * A sum reads every byte once and writes almost nothing, so its ceiling is a
+ * kernel that only reads: 16-byte loads, eight in flight per thread, a grid
+ * that fills the GPU, and an XOR of what it read so that the loads cannot be
+ * optimised away. We try three block sizes and keep the fastest. For
+ * reference, a device-to-device copy is timed too, counting the bytes it reads
+ * plus the bytes it writes, as copy benchmarks do. Last, an empty kernel: the
+ * fixed cost of one launch, as the harness measures it.
+ *
+ * "% of achievable" in the comparison is a step's GB/s over the read ceiling
+ * measured here, beside "% of nominal", which divides by the datasheet number.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "../common/parts.h"
+
+#define LOADS_IN_FLIGHT 8
+#define REPS 30
+
+__global__ void read_kernel(const uint4 *in, size_t n4, unsigned *sink)
+{
+    size_t rank = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    unsigned acc = 0;
+    size_t i = rank;
+    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
+        uint4 v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            v[k] = in[i + k * stride];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+    }
+    for (; i < n4; i += stride) {
+        uint4 v = in[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u)                // almost never true, but the compiler can't know
+        *sink = acc;
+}
+
+__global__ void empty_kernel() {}
+
+// Median device time of REPS runs, in microseconds, timed by the harness's
+// own method (events, batches queued behind a gate) after three warm-ups.
+static double median_us(work_fn fn, void *ctx, cudaStream_t stream)
+{
+    for (int w = 0; w < 3; w++) fn(ctx, w, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> us(REPS);
+    time_device_work(NULL, fn, ctx, REPS, us.data(), stream);
+    std::sort(us.begin(), us.end());
+    return us[REPS / 2];
+}
+
+struct read_ctx { const uint4 *in; size_t n4; unsigned *sink; int grid, block; };
+
+static void run_read(void *p, int r, cudaStream_t stream)
+{
+    read_ctx *c = (read_ctx *)p;
+    (void)r;
+    read_kernel<<<c->grid, c->block, 0, stream>>>(c->in, c->n4, c->sink);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+struct copy_ctx { void *dst; const void *src; size_t bytes; };
+
+static void run_copy(void *p, int r, cudaStream_t stream)
+{
+    copy_ctx *c = (copy_ctx *)p;
+    (void)r;
+    CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+static void run_empty(void *p, int r, cudaStream_t stream)
+{
+    (void)p;
+    (void)r;
+    empty_kernel<<<1, 32, 0, stream>>>();
+    CUDA_CHECK(cudaGetLastError());
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = DEFAULT_N;
+    int csv = 0;
+    char err[256];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--csv")) csv = 1;
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+            if (parse_size(argv[++i], &n, err, sizeof err)) {
+                fprintf(stderr, "ceiling: --n: %s\n", err);
+                return EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--n N] [--csv]\n", argv[0]);
+            return EXIT_USAGE;
+        }
+    }
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) device_fail("no CUDA GPU found");
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+
+    size_t bytes = n / 4 * 16;             // whole 16-byte vectors
+    void *a = NULL, *b = NULL;
+    unsigned *sink = NULL;
+    CUDA_CHECK(cudaMalloc(&a, bytes));
+    CUDA_CHECK(cudaMalloc(&b, bytes));
+    CUDA_CHECK(cudaMalloc(&sink, sizeof *sink));
+    CUDA_CHECK(cudaMemset(a, 0x5a, bytes)); // not zeros: time real data
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+
+    double best_us = 0;
+    int best_block = 0;
+    for (int block = 256; block <= 1024; block *= 2) {
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, block, 0));
+        read_ctx c = { (const uint4 *)a, bytes / 16, sink, per_sm * sms, block };
+        double us = median_us(run_read, &c, stream);
+        if (best_block == 0 || us < best_us) { best_us = us; best_block = block; }
+    }
+    copy_ctx cc = { b, a, bytes };
+    double copy_us = median_us(run_copy, &cc, stream);
+    double empty_us = median_us(run_empty, NULL, stream);
+
+    double read_gbps = bytes / (best_us * 1e-6) / 1e9;
+    double copy_gbps = 2.0 * bytes / (copy_us * 1e-6) / 1e9;
+    if (csv) {
+        printf("kind,device,bytes,median_us,gbps\n");
+        printf("read,\"%s\",%zu,%.3f,%.1f\n", prop.name, bytes, best_us, read_gbps);
+        printf("copy,\"%s\",%zu,%.3f,%.1f\n", prop.name, 2 * bytes, copy_us, copy_gbps);
+        printf("empty,\"%s\",0,%.3f,0\n", prop.name, empty_us);
+    } else {
+        printf("# ceiling on %s, %zu bytes\n", prop.name, bytes);
+        printf("read-only kernel (block %d):   %6.0f GB/s  (median %.1f us)\n", best_block,
+               read_gbps, best_us);
+        printf("device-to-device copy (r + w): %6.0f GB/s  (median %.1f us)\n", copy_gbps, copy_us);
+        printf("empty kernel, one launch:      %6.2f us\n", empty_us);
+    }
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+    CUDA_CHECK(cudaFree(sink));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return EXIT_OK;
+}
