@@ -124,6 +124,25 @@ SANITIZE_N := 1,1000,2^20+3
 sanitize: $(STEPS)
 	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS)
 
+# Nsight Compute on one step: time, DRAM throughput, occupancy, top stalls.
+STEP  ?= 03
+NCU_N ?= 2^24
+NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
+  sm__warps_active.avg.pct_of_peak_sustained_active \
+  $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,\
+    smsp__average_warp_latency_issue_stalled_$(r).ratio)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+ncu: step$(STEP)
+	ncu --clock-control none --metrics $(subst $(space),$(comma),$(strip $(NCU_METRICS))) \
+	    ./step$(STEP) --n '$(NCU_N)' --check-only
+
+# The machine code of one step, float and exact, with loads, shuffles, REDUX,
+# barriers, atomics and fences marked.
+sass: step$(STEP) $(BUILD)/exact/step$(STEP)
+	@bash bench/sass.sh $(STEP)
+
 clean:
 	rm -rf $(BUILD) $(STEPS)
 
@@ -133,8 +152,10 @@ help:
 	@echo "make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "make test           all tests this machine can run (GPU tests need a GPU)"
 	@echo "make sanitize       compute-sanitizer memcheck, racecheck, synccheck, initcheck"
+	@echo "make sass STEP=04   the step's machine code, with the instructions that matter marked"
+	@echo "make ncu STEP=06    Nsight Compute: time, DRAM throughput, occupancy, stall reasons"
 	@echo "make clean          remove what the build made"
 	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
 
 FORCE:
-.PHONY: all exact unit mutants bench tune test sanitize clean help FORCE
+.PHONY: all exact unit mutants bench tune test sanitize ncu sass clean help FORCE

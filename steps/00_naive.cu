@@ -50,7 +50,7 @@ static const step_t step = {
     .deterministic = 0,
     .combine = COMBINE_ATOMIC_EACH,
     .block_rule = BLOCK_ANY,
-    .default_block = 256,
+    .default_block = 512,
     .grid_size = grid_size,
     .reduce = reduce,
 };

@@ -5,7 +5,7 @@
  * Changed since 00: a block of T threads adds its T elements together in
  * shared memory, a tree of log2(T) levels separated by __syncthreads(), and
  * only thread 0 adds the block's total into the global total. That is one
- * atomic per block instead of one per element: 256 times fewer with the
+ * atomic per block instead of one per element: 512 times fewer with the
  * default block, so the atomics stop being the bottleneck.
  *
  * Shared memory is a small scratchpad on each multiprocessor, shared by the
@@ -76,7 +76,7 @@ static const step_t step = {
     .deterministic = 0,
     .combine = COMBINE_ATOMIC_PER_BLOCK,
     .block_rule = BLOCK_POW2,
-    .default_block = 256,
+    .default_block = 512,
     .grid_size = grid_size,
     .reduce = reduce,
 };

@@ -134,7 +134,7 @@ static const step_t step = {
     .deterministic = 0,
     .combine = COMBINE_ATOMIC_PER_BLOCK,
     .block_rule = BLOCK_POW2,
-    .default_block = 256,
+    .default_block = 512,
     .grid_size = grid_size,
     .reduce = reduce,
 };
