@@ -157,5 +157,9 @@ help:
 	@echo "make clean          remove what the build made"
 	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
 
+# Targets of the course text, the exercise answers and the reliability tests
+# live beside what they build.
+-include docs/docs.mk answers/answers.mk tests/reliability.mk
+
 FORCE:
 .PHONY: all exact unit mutants bench tune test sanitize ncu sass clean help FORCE
