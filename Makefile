@@ -73,6 +73,10 @@ $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 all: $(STEPS)
 exact: $(EXACT)
 
+# Targets of the course text, the exercise answers and the reliability tests
+# live beside what they build.
+-include docs/docs.mk answers/answers.mk tests/reliability.mk
+
 # ---- tests --------------------------------------------------------------------
 UNIT := $(BUILD)/tests/unit_float $(BUILD)/tests/unit_exact
 $(BUILD)/tests/unit_float: tests/unit.c $(FLOAT_OBJS) $(HEADERS)
@@ -119,10 +123,12 @@ tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
 test:
 	@bash tests/run
 
-# compute-sanitizer's four tools over every step (needs a GPU).
+# compute-sanitizer's four tools over every step, and over every program that
+# other fragments add to SANITIZE_EXTRA (needs a GPU).
 SANITIZE_N := 1,1000,2^20+3
-sanitize: $(STEPS)
-	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS)
+SANITIZE_EXTRA ?=
+sanitize: $(STEPS) $(SANITIZE_EXTRA)
+	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS) $(SANITIZE_EXTRA)
 
 # Nsight Compute on one step: time, DRAM throughput, occupancy, top stalls.
 STEP  ?= 03
@@ -143,6 +149,9 @@ ncu: step$(STEP)
 sass: step$(STEP) $(BUILD)/exact/step$(STEP)
 	@bash bench/sass.sh $(STEP)
 
+print-sanitize-extra:
+	@echo $(SANITIZE_EXTRA)
+
 clean:
 	rm -rf $(BUILD) $(STEPS)
 
@@ -157,9 +166,5 @@ help:
 	@echo "make clean          remove what the build made"
 	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
 
-# Targets of the course text, the exercise answers and the reliability tests
-# live beside what they build.
--include docs/docs.mk answers/answers.mk tests/reliability.mk
-
 FORCE:
-.PHONY: all exact unit mutants bench tune test sanitize ncu sass clean help FORCE
+.PHONY: all exact unit mutants bench tune test sanitize print-sanitize-extra ncu sass clean help FORCE
