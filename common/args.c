@@ -15,6 +15,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* Messages quote what was typed: keep control characters (a newline, a
+     * terminal escape) out, so that every message stays one plain line. */
+    for (char *p = err; errlen > 0 && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return -1;
 }
 
@@ -101,7 +105,9 @@ static int64_t parse_expr(cursor_t *c)
     while (!c->bad && (*c->p == '+' || *c->p == '-')) {
         char op = *c->p++;
         int64_t t = (int64_t)parse_term(c);
-        v = op == '+' ? v + t : v - t;
+        /* |v| <= CAP and 0 <= t <= CAP, so v - t fits in 64 bits but v + t
+         * may not (2^62 + 2^62): saturate before adding. */
+        v = op == '+' ? (v > (int64_t)CAP - t ? (int64_t)CAP : v + t) : v - t;
         if (v > (int64_t)CAP) v = (int64_t)CAP;
         if (v < -(int64_t)CAP) v = -(int64_t)CAP;
     }
