@@ -287,22 +287,50 @@ static void run_step_once(void *ctx, int r, cudaStream_t stream)
     c->step->reduce(in, c->d_slots + r, c->L, stream);
 }
 
-/* Counts distinct bit patterns among the results and their spread in ulps. */
+/* Counts distinct bit patterns among the results and their spread in ulps:
+ * sorted copies of the bits, so that 100000 runs take milliseconds, not the
+ * seconds that comparing every pair would. */
+static int compare_bits(const void *a, const void *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return (x > y) - (x < y);
+}
+
 static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
 {
+    _Static_assert(sizeof(elem_t) == sizeof(uint32_t), "compare_bits compares 32-bit elements");
     *distinct = 0;
     *spread = 0;
-    for (int i = 0; i < runs; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++) seen = memcmp(&h[i], &h[j], sizeof(elem_t)) == 0;
-        if (!seen) (*distinct)++;
+    elem_t *sorted = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
+    if (!sorted) device_fail("out of host memory for the results");
+    memcpy(sorted, h, (size_t)runs * sizeof(elem_t));
+    qsort(sorted, (size_t)runs, sizeof(elem_t), compare_bits);
+    for (int i = 0; i < runs; i++)
+        if (i == 0 || compare_bits(&sorted[i], &sorted[i - 1]) != 0) (*distinct)++;
+    free(sorted);
 #ifndef REDUCE_EXACT
-        for (int j = 0; j < i; j++) {
-            double d = ulp_distance(h[i], h[j]);
-            if (d > *spread) *spread = d;
-        }
-#endif
+    /* The widest pair is the smallest and the largest; a NaN is infinitely far. */
+    if (runs < 2) return;
+    float lo = h[0], hi = h[0];
+    for (int i = 1; i < runs; i++) {
+        if (isnan(h[i]) || isnan(lo)) { *spread = INFINITY; return; }
+        if (h[i] < lo) lo = h[i];
+        if (h[i] > hi) hi = h[i];
     }
+    *spread = ulp_distance(lo, hi);
+#endif
+}
+
+static void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev)
+{
+    char need_s[32], free_s[32];
+    human_gb(need_s, sizeof need_s, (double)need);
+    human_gb(free_s, sizeof free_s, (double)free_b);
+    fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
+            "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, dev->name);
+    die(EXIT_DEVICE);
 }
 
 static int run_one(const step_t *step, const options_t *opt, const device_t *dev,
@@ -322,6 +350,15 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     int copies = (int)min_size(fresh, (size_t)(max_reps > 0 ? max_reps : 1));
     int runs_max = max_reps + 2;                             /* checked, warm-up, timed */
 
+    /* The input alone may not fit: say so before anything about the launch
+     * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    size_t results_bytes = (size_t)runs_max * sizeof(elem_t);
+    size_t margin = (size_t)1 << 20;
+    if ((size_t)copies * stride + results_bytes + margin > free_b)
+        memory_fail(n, (size_t)copies * stride + results_bytes + margin, free_b, dev);
+
     size_t grid = step->grid_size(&L);      /* always asked: it may check the device */
     if (opt->grid) grid = (size_t)opt->grid;
     if (grid < 1) {
@@ -339,18 +376,8 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     L.grid = (int)grid;
     size_t scratch_bytes = step->scratch_size ? step->scratch_size(&L) : 0;
 
-    size_t need = (size_t)copies * stride + scratch_bytes + step->state_bytes +
-                  (size_t)runs_max * sizeof(elem_t) + (1u << 20);
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (need > free_b) {
-        char need_s[32], free_s[32];
-        human_gb(need_s, sizeof need_s, (double)need);
-        human_gb(free_s, sizeof free_s, (double)free_b);
-        fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
-                "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, dev->name);
-        die(EXIT_DEVICE);
-    }
+    size_t need = (size_t)copies * stride + scratch_bytes + step->state_bytes + results_bytes + margin;
+    if (need > free_b) memory_fail(n, need, free_b, dev);
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
