@@ -55,8 +55,11 @@ void format_report(char *buf, size_t len, const result_t *r)
         human_time(min, sizeof min, r->min_us);
         snprintf(timing, sizeof timing, "median %s, min %s%s", med, min, r->warm ? " (warm L2)" : "");
         double gbps = result_gbps(r);
-        snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, %.1f%% of peak", gbps,
-                 100 * gbps / r->peak_gbps);
+        if (r->peak_gbps > 0)
+            snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, %.1f%% of peak", gbps,
+                     100 * gbps / r->peak_gbps);
+        else    /* the driver did not give the memory clock or bus width */
+            snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, peak unknown", gbps);
     } else {
         snprintf(timing, sizeof timing, "not timed");
         snprintf(bandwidth, sizeof bandwidth, "-");
