@@ -6,6 +6,7 @@
  *   one run             run_one: allocate, draw, check, time, report
  *   run_step            arguments, then every size and seed
  */
+#define _POSIX_C_SOURCE 200809L    /* clock_gettime, nanosleep: POSIX, not C11 */
 #include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
