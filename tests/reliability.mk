@@ -1,0 +1,54 @@
+# tests/reliability.mk: the reliability tests' programs and targets, included
+# by the Makefile. See results/RELIABILITY.md for what each one measured.
+#
+#   make hygiene      host code under AddressSanitizer + UBSan, the argument
+#                     fuzzer, cppcheck and clang-tidy (tests/hygiene.sh; CI)
+
+# ---- sanitizer builds of the host code ------------------------------------------
+# -fno-sanitize-recover=all turns every UBSan report into a stop, like ASan's.
+SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_CFLAGS  := -O1 -g $(SAN_FLAGS)
+# nvcc splits -Xcompiler values at commas, so each flag goes on its own.
+SAN_XFLAGS  := $(foreach f,-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all \
+                 -fno-omit-frame-pointer,-Xcompiler $(f))
+CUDART_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread
+HYG         := $(BUILD)/hygiene
+# The sanitized steps carry PTX for the oldest architecture the course
+# supports: quick to build, and the driver compiles it for any newer GPU.
+HYG_GENCODE := -gencode arch=compute_75,code=compute_75
+
+$(HYG)/float/%.o: common/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -c $< -o $@
+$(HYG)/exact/%.o: common/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@
+
+# The unit tests, linked by gcc with the static CUDA runtime, as nvcc would.
+$(HYG)/unit_float: tests/unit.c $(HARNESS:%=$(HYG)/float/%.o) $(HEADERS)
+	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< \
+	    $(HARNESS:%=$(HYG)/float/%.o) $(CUDART_LIBS) $(LDLIBS) -lm
+$(HYG)/unit_exact: tests/unit.c $(HARNESS:%=$(HYG)/exact/%.o) $(HEADERS)
+	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -o $@ $< \
+	    $(HARNESS:%=$(HYG)/exact/%.o) $(CUDART_LIBS) $(LDLIBS) -lm
+
+# The fuzzer needs only the argument parser.
+$(HYG)/fuzz_args: tests/fuzz_args.c $(HYG)/float/args.o $(HEADERS)
+	$(CC) $(SAN_CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -o $@ $< $(HYG)/float/args.o
+
+# Every step with its host code sanitized: the misuse table runs against these.
+define HYGIENE_STEP
+$(HYG)/step$(1): $(2) $(HARNESS:%=$(HYG)/float/%.o) $(HEADERS)
+	$(NVCC) -O1 -std=c++20 $(SAN_XFLAGS) $(HYG_GENCODE) -o $$@ $(2) $(HARNESS:%=$(HYG)/float/%.o) $(LDLIBS)
+endef
+$(foreach f,$(STEP_SRCS),$(eval $(call HYGIENE_STEP,$(call num,$(f)),$(f))))
+
+HYGIENE := $(HYG)/unit_float $(HYG)/unit_exact $(HYG)/fuzz_args $(STEPS:step%=$(HYG)/step%)
+hygiene-build: $(HYGIENE)
+hygiene:
+	@bash tests/hygiene.sh
+# What tests/hygiene.sh needs from here, as shell assignments.
+hygiene-vars:
+	@echo "SAN_FLAGS='$(SAN_FLAGS)'; CUDA_INC='$(CUDA_HOME)/include'"
+
+.PHONY: hygiene hygiene-build hygiene-vars
