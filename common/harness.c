@@ -61,11 +61,31 @@ static void die(int code)
     exit(code);
 }
 
+/* Errors that only a kernel can cause. A kernel that faults spoils the
+ * context, and its error comes back from whichever CUDA call is next, which
+ * is rarely the one to blame: say that the GPU work failed. */
+static int kernel_fault(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout: case cudaErrorAssert:
+    case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc: case cudaErrorLaunchFailure:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 void cuda_check(cudaError_t err, const char *what, const char *file, int line)
 {
     if (err == cudaSuccess) return;
-    fprintf(stderr, "%s: %s failed at %s:%d: %s (%s)%s\n", g_step, what, file, line,
-            cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
+    if (kernel_fault(err))
+        fprintf(stderr, "%s: the step's GPU work failed (reported by %s at %s:%d): %s (%s)\n",
+                g_step, what, file, line, cudaGetErrorString(err), cudaGetErrorName(err));
+    else
+        fprintf(stderr, "%s: %s failed at %s:%d: %s (%s)%s\n", g_step, what, file, line,
+                cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
     die(EXIT_DEVICE);
 }
 
