@@ -3,6 +3,8 @@
 #
 #   make hygiene      host code under AddressSanitizer + UBSan, the argument
 #                     fuzzer, cppcheck and clang-tidy (tests/hygiene.sh; CI)
+#   make faults       programs whose kernels fault on purpose, and the checks
+#                     that the harness reports it clearly (tests/faults.sh; GPU)
 
 # ---- sanitizer builds of the host code ------------------------------------------
 # -fno-sanitize-recover=all turns every UBSan report into a stop, like ASan's.
@@ -51,4 +53,18 @@ hygiene:
 hygiene-vars:
 	@echo "SAN_FLAGS='$(SAN_FLAGS)'; CUDA_INC='$(CUDA_HOME)/include'"
 
-.PHONY: hygiene hygiene-build hygiene-vars
+# ---- programs that fault on purpose (never in steps/) -------------------------------
+FAULT_SRCS := $(wildcard tests/faults/*.cu)
+FAULTS     := $(foreach f,$(FAULT_SRCS),$(BUILD)/faults/$(basename $(notdir $(f))) \
+                                        $(BUILD)/faults/$(basename $(notdir $(f)))_exact)
+$(BUILD)/faults/%_exact: tests/faults/%.cu $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(LDLIBS)
+$(BUILD)/faults/%: tests/faults/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+faults-build: $(FAULTS)
+faults: $(STEPS) $(EXACT) $(FAULTS)
+	@bash tests/faults.sh
+
+.PHONY: hygiene hygiene-build hygiene-vars faults faults-build
