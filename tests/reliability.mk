@@ -5,6 +5,10 @@
 #                     fuzzer, cppcheck and clang-tidy (tests/hygiene.sh; CI)
 #   make faults       programs whose kernels fault on purpose, and the checks
 #                     that the harness reports it clearly (tests/faults.sh; GPU)
+#   make test-large   every step, float and exact, at n = 2^31+7, 3*2^30 and
+#                     2^32+3 (tests/large.sh; GPU, not in CI)
+#   make stress       every step launched back to back for STRESS_SECONDS,
+#                     every result checked (tests/stress.py; GPU, not in CI)
 
 # ---- sanitizer builds of the host code ------------------------------------------
 # -fno-sanitize-recover=all turns every UBSan report into a stop, like ASan's.
@@ -67,4 +71,15 @@ faults-build: $(FAULTS)
 faults: $(STEPS) $(EXACT) $(FAULTS)
 	@bash tests/faults.sh
 
-.PHONY: hygiene hygiene-build hygiene-vars faults faults-build
+# ---- large inputs and long runs (GPU; not part of make test) ------------------------
+LARGE_N ?= 2^31+7,3*2^30,2^32+3
+test-large: $(STEPS) $(EXACT)
+	@bash tests/large.sh "$(LARGE_N)"
+
+STRESS_SECONDS ?= 10
+STRESS_SEED    ?= 1
+STRESS_BUILDS  ?= float exact
+stress: $(STEPS) $(EXACT)
+	@python3 tests/stress.py --seconds $(STRESS_SECONDS) --seed $(STRESS_SEED) --builds $(STRESS_BUILDS)
+
+.PHONY: hygiene hygiene-build hygiene-vars faults faults-build test-large stress
