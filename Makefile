@@ -146,7 +146,7 @@ NCU_N ?= 2^24
 NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
   sm__warps_active.avg.pct_of_peak_sustained_active \
   $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,\
-    smsp__average_warp_latency_issue_stalled_$(r).ratio)
+    smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
 comma := ,
 empty :=
 space := $(empty) $(empty)

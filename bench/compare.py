@@ -125,11 +125,16 @@ def measure(sizes, out_dir_root):
 
 # ---- tables -------------------------------------------------------------------
 def fmt_time(us):
-    if us >= 10000:
+    if us >= 1000:
         return f"{us / 1000:.2f} ms"
     if us >= 100:
         return f"{us:.1f} us"
     return f"{us:.2f} us"
+
+
+def ratio(r):
+    """Two decimals, or two significant digits for small ratios (0.0043)."""
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
 
 
 class Results:
@@ -184,10 +189,10 @@ class Results:
             if prog == "cub" or i == 0:
                 return ""
             prev = self.time(self.programs[i - 1], n)
-            return f"{prev / t:.2f}x" if prev else "-"
+            return ratio(prev / t) + "x" if prev else "-"
         if what == "vs_cub":
             cub = self.time("cub", n)
-            return f"{cub / t:.2f}" if cub else "-"
+            return ratio(cub / t) if cub else "-"
         raise ValueError(what)
 
     def determinism(self, prog):

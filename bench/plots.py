@@ -64,7 +64,7 @@ def draw(out_dir):
         for i, p in enumerate(programs):
             styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
         script = f"""
-set terminal svg size 960,600 dynamic enhanced font 'sans,13' background rgb 'white'
+set terminal svg size 1100,600 dynamic enhanced font 'sans,13' background rgb 'white'
 set output '{os.path.join(out_dir, "bandwidth.svg")}'
 peak = {peak:.1f}
 ceiling = {ceiling:.1f}
@@ -73,10 +73,10 @@ set logscale x 2
 set format x '2^{{%L}}'
 set xlabel 'n (elements)'
 set ylabel 'GB/s (4n bytes / median time)'
-set key right bottom
+set key outside right center
 set grid
 set logscale y 10
-set yrange [1:peak * 1.6]
+set yrange [0.5:peak * 1.6]
 {chr(10).join(styles)}
 plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
      (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
