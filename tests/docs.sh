@@ -106,7 +106,7 @@ else
 fi
 
 # The real build: every page, the single-file course, no warnings.
-if $MAKE -B docs >"$LOGS/docs_build.log" 2>&1; then
+if $MAKE docs-clean >/dev/null && $MAKE docs >"$LOGS/docs_build.log" 2>&1; then
     if grep -q "WARNING" "$LOGS/docs_build.log"; then
         fail docs/build "$(grep -m3 WARNING "$LOGS/docs_build.log" | tr '\n' ' ')"
     else
@@ -124,7 +124,7 @@ fi
 
 # A fixture of results: the tables, the inline numbers and the plots appear.
 out=build/docs-fixture
-if $MAKE -B docs RESULTS=tests/fixtures/results DOCS_OUT=$out >"$LOGS/docs_fixture.log" 2>&1; then
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixtures/results DOCS_OUT=$out >"$LOGS/docs_fixture.log" 2>&1; then
     missing=
     for page in $out/[0-9][0-9]_*.html $out/comparison.html; do
         grep -q '<table' "$page" || missing="$missing $(basename "$page"):table"
@@ -145,7 +145,7 @@ fi
 
 # No results at all (a fresh clone before `make compare`): builds, and says so.
 out=build/docs-empty
-if $MAKE -B docs RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
     if grep -q 'No measured results' $out/03_*.html; then
         pass docs/no-results
     else

@@ -274,7 +274,9 @@ local function pct_text(p)
   return string.format(p < 1 and "%.2f%%" or "%.1f%%", p)
 end
 
+-- Ratios: 1.23×; far below 1, as a fraction (1/1943).
 local function ratio_text(r)
+  if r < 0.1 then return string.format("1/%.0f", 1 / r) end
   if r >= 100 then return string.format("%.0f×", r) end
   if r >= 10 then return string.format("%.1f×", r) end
   return string.format("%.2f×", r)
@@ -318,11 +320,12 @@ local function nominal_peak(rows)
   return peak
 end
 
-local function gpu_caption(rows, dir, file, what)
+local function gpu_caption(rows, dir, file, what, extra)
   local dev = rows[1] and rows[1].device or dir
   local peak = nominal_peak(rows)
-  return string.format("Table: %s on %s%s (`%s/%s`).", what, dev,
-    peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file)
+  return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
+    peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
+    extra and (" " .. extra) or "")
 end
 
 local function pipe_table(header, align, rows, caption)
@@ -376,7 +379,7 @@ local function results_table(el)
           local label = k == 1 and (size_md(n) .. " (" .. bytes_text(4 * n) .. ")") or ""
           if r then
             local ratio = "—"
-            if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(r.median_us) / tonumber(cub.median_us)) end
+            if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
             body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(tonumber(r.gbps)),
                                 pct_text(tonumber(r.pct_peak)), ratio }
           else
@@ -384,9 +387,10 @@ local function results_table(el)
           end
         end
       end
-      local t = pipe_table({ "n", "program", "median time", "GB/s", "% of peak", "time ÷ CUB" },
+      local t = pipe_table({ "n", "program", "median time", "GB/s", "% of peak", "vs CUB" },
                            { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
-                           gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,"))
+                           gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,",
+                                       "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB."))
       for _, b in ipairs(t) do blocks[#blocks + 1] = b end
     end
   end
@@ -424,7 +428,7 @@ local function results_grid(el)
           local cub = find_row(rows, "cub", n)
           local cell = "–"
           if r and which == "vs_cub" then
-            cell = cub and ratio_text(tonumber(r.median_us) / tonumber(cub.median_us)) or "–"
+            cell = cub and ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) or "–"
           elseif r then
             local m = metrics[which]
             if not m then fail("results-grid: metric must be gbps, median, pct or vs_cub, not '" .. which .. "'") end
@@ -434,8 +438,9 @@ local function results_grid(el)
         end
         body[#body + 1] = line
       end
-      local label = which == "vs_cub" and "Median time relative to CUB" or
+      local label = which == "vs_cub" and "Speed relative to CUB (CUB's median time ÷ the program's)" or
                     ((metrics[which] or { which })[1] .. " by program and n")
+  label = label:sub(1, 1):upper() .. label:sub(2)
       local t = pipe_table(header, align, body, gpu_caption(rows, dir, "compare.csv", label))
       for _, b in ipairs(t) do blocks[#blocks + 1] = b end
     end
@@ -582,7 +587,7 @@ local function measure(el)
   elseif v == "vs_cub" then
     local cub = find_row(rows, "cub", tonumber(r.n))
     if not cub then return missing end
-    text = ratio_text(tonumber(r.median_us) / tonumber(cub.median_us))
+    text = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us))
   else
     fail("m: unknown value v=\"" .. v .. "\"")
   end
@@ -621,7 +626,7 @@ local function chart(el)
         local n, y = tonumber(r.n), tonumber(r.gbps)
         if metric == "vs_cub" then
           local cub = find_row(rows, "cub", n)
-          y = cub and tonumber(r.median_us) / tonumber(cub.median_us) or nil
+          y = cub and tonumber(cub.median_us) / tonumber(r.median_us) or nil
         end
         if y and y > 0 then
           local x = math.log(n, 2)
@@ -653,7 +658,7 @@ local function chart(el)
   local function py(y) return H - B - (lg(y) - y0) / (y1 - y0) * (H - T - B) end
   local out = {}
   local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
-  local label = metric == "gbps" and "GB/s (higher is better)" or "time ÷ CUB's time (lower is better)"
+  local label = metric == "gbps" and "GB/s (higher is better)" or "speed relative to CUB (higher is better)"
   local title = (el.attributes["caption"] or label) .. " Measured on " .. (rows[1].device or dir) .. "."
   add('<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">', W, H, esc(title))
   add('<rect class="frame" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>', L, T, W - L - R, H - T - B)
@@ -698,7 +703,7 @@ local function chart(el)
   end
   out[1] = string.format('<svg class="chart" viewBox="0 0 %d %.0f" role="img" aria-label="%s">', W, ly + 12, esc(title))
   add('<text class="axis" x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">%s</text>',
-      16, T + (H - T - B) / 2, 16, T + (H - T - B) / 2, metric == "gbps" and "GB/s" or "time ÷ CUB")
+      16, T + (H - T - B) / 2, 16, T + (H - T - B) / 2, metric == "gbps" and "GB/s" or "speed vs CUB")
   add('</svg>')
   local cap = pandoc.Plain(markdown(title)[1].content)
   return pandoc.Div({ pandoc.RawBlock("html", "<figure class=\"chart\">" .. table.concat(out, "\n")),
@@ -770,8 +775,11 @@ local function chapter_meta(name)
   local text = read_file(path)
   if not text then error("docs: the chapter list names " .. name .. ", but there is no " .. path, 0) end
   local doc = pandoc.read(text, "markdown")
+  local summary = doc.meta.summary
   meta_cache[name] = { doc = doc, title = stringify(doc.meta.title or name),
-                       summary = doc.meta.summary and stringify(doc.meta.summary) or "" }
+                       summary = summary and stringify(summary) or "",
+                       summary_inlines = summary and pandoc.utils.type and pandoc.utils.type(summary) == "Inlines"
+                                         and summary or (summary and { pandoc.Str(stringify(summary)) }) }
   return meta_cache[name]
 end
 
@@ -784,16 +792,13 @@ local function chapter_list()
   local items = {}
   for _, name in ipairs(cfg.chapters) do
     local m = chapter_meta(name)
-    local item = { pandoc.Link({ pandoc.Str(m.title) }, href(name)) }
-    if m.summary ~= "" then
-      item[#item + 1] = pandoc.Str(":")
-      item[#item + 1] = pandoc.Space()
-      item[#item + 1] = pandoc.Str(m.summary)
+    local item = { pandoc.Plain({ pandoc.Link({ pandoc.Str(m.title) }, href(name)) }) }
+    if m.summary_inlines then
+      item[#item + 1] = pandoc.Div({ pandoc.Plain(m.summary_inlines) }, pandoc.Attr("", { "summary" }))
     end
-    items[#items + 1] = { pandoc.Plain(item) }
+    items[#items + 1] = item
   end
-  return pandoc.Div({ pandoc.OrderedList(items, pandoc.ListAttributes(0, "DefaultStyle", "DefaultDelim")) },
-                    pandoc.Attr("", { "chapter-list" }))
+  return pandoc.Div({ pandoc.BulletList(items) }, pandoc.Attr("", { "chapter-list" }))
 end
 
 -- ---- the element handlers -------------------------------------------------------
@@ -847,6 +852,10 @@ local function book_links(name)
 end
 
 local function build_course(doc)
+  -- What only makes sense on the web pages (a link to this very file) goes.
+  doc.blocks = walk(doc.blocks, { Div = function(el)
+    if el.classes:includes("web-only") then return {} end
+  end })
   local blocks = {}
   for _, b in ipairs(walk(doc.blocks, handlers)) do blocks[#blocks + 1] = b end
   for _, name in ipairs(cfg.chapters) do
@@ -855,6 +864,9 @@ local function build_course(doc)
     local body = walk(m.doc.blocks, handlers)
     body = walk(body, book_links(name))
     blocks[#blocks + 1] = pandoc.Header(1, { pandoc.Str(m.title) }, pandoc.Attr(name, { "chapter" }))
+    if m.summary_inlines then
+      blocks[#blocks + 1] = pandoc.Div({ pandoc.Para(m.summary_inlines) }, pandoc.Attr("", { "chapter-summary" }))
+    end
     for _, b in ipairs(body) do blocks[#blocks + 1] = b end
   end
   doc.blocks = blocks
@@ -887,6 +899,7 @@ function Pandoc(doc)
     m.next = link(cfg.chapters[1], chapter_meta(cfg.chapters[1]).title)
   end
   m["home-href"] = cfg.page == "course" and "#top" or "index.html"
+  if m.summary then m["summary-text"] = stringify(m.summary) end
   doc.meta = m
 
   if cfg.page == "course" then return build_course(doc) end
