@@ -136,7 +136,7 @@ def check_numbers(files):
             if found:
                 kind = "table row" if line.lstrip().startswith("|") else "text"
                 problems.append(f"{md}:{k}: {kind} with a number typed by hand ({', '.join(found)}): "
-                                "use a results block or []{{.m ...}}, or mark a worked example [..]{{.example}}")
+                                "use a results block or []{.m ...}, or mark a worked example [...]{.example}")
     return problems, f"{lines} lines of prose"
 
 

@@ -1,43 +1,49 @@
 --[[ course.lua: the Pandoc filter behind `make docs`.
 
-The chapters never paste code or numbers. They ask for them, and this filter
-fills them in from the files themselves when the page is built:
+The chapters never paste code or measured numbers. They ask for them, and this
+filter fills them in from the files themselves when the pages are built.
+
+Code (the block must be empty; a missing file or marker stops the build with a
+message that names the chapter, the file and the marker):
 
   ```{.cpp include="steps/03_warp_shuffle.cu" snippet="warp_sum"}
-  ```
-      the lines between `// [begin warp_sum]` and `// [end warp_sum]` in that
-      file (markers excluded); without snippet, the whole file. A missing file
-      or marker stops the build with a message naming chapter, file and marker.
-
+  ```   the lines between `// [begin warp_sum]` and `// [end warp_sum]`
+  ```{.cpp include="common/harness.h" start="typedef struct {" end="} step_t;"}
+  ```   the shortest run of lines from one containing start= to one containing
+        end= (a leading ^ anchors end= at the start of the line)
   ```{.diff diff="steps/02_grid_stride.cu steps/03_warp_shuffle.cu"}
-  ```
-      the unified diff (diff -u) from the first file to the second.
+  ```   the unified diff (diff -u) from the first file to the second
+
+Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
 
   ```{.results steps="02 03" sizes="2^20 2^24 2^28"}
-  ```
-      measured results from results/<gpu>/compare.csv: for each size, the steps
-      asked for and CUB, with median time, GB/s, % of the nominal peak and the
-      time relative to CUB. steps="all" (the default) means every step.
-
-  ```{.results-grid sizes="2^10 2^16 2^20 2^24 2^28" metric="gbps"}
-  ```
-      every program against the sizes, one metric (gbps, median or vs_cub).
-
-  ```{.determinism}      results/<gpu>/determinism.csv: distinct results per program
-  ```{.ceiling}          results/<gpu>/ceiling.csv: what the GPU can read, copy, launch
+  ```   for each size, those steps and CUB: median time, GB/s, % of the
+        nominal peak, speed relative to CUB (CUB's time / the step's)
+  ```{.results-grid sizes="2^10 2^20 2^28" metric="gbps"}
+  ```   every program against the sizes; metric: gbps, median, pct or vs_cub
+  ```{.chart steps="02 03" metric="vs_cub"}
+  ```   a line chart (inline SVG) of gbps or vs_cub against n
+  ```{.determinism}      distinct results per program (determinism.csv)
+  ```{.ceiling}          what the GPU can read, copy and launch (ceiling.csv)
+  ```{.report step="03" n="2^28"}
+  ```   the line the program prints for that run, rebuilt from its CSV row
   ```{.plot file="bandwidth.svg" caption="..."}
-      the figure results/<gpu>/bandwidth.svg.
+  ```   the figure results/<gpu>/bandwidth.svg
+  []{.m step="03" n="2^28" v="gbps"}
+        one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
+        vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
+        runs, distinct, spread (without n: from determinism.csv), and
+        without a step: device, peak, ceiling, launch
 
-  [ ]{.m step="03" n="2^28" v="gbps"}
-      one measured number inside a sentence (v: median, min, gbps, pct, vs_cub,
-      grid, block, peak, device, distinct, spread, ceiling, launch).
+If there are no measurements yet, each of these says so in one line and the
+build goes on: the course builds on a fresh clone without a GPU.
 
-  ::: chapter-list
-  :::
-      (index page) the chapters, in order, with their summaries.
+Pages:
 
-If results/ holds no measurements yet, each of these says so in one line and
-the build goes on: the course builds on a fresh clone without a GPU.
+  ::: chapter-list       (the index) every chapter, linked, with its summary
+  ::: {.include-markdown file="results/NOTES.md"}
+                         another Markdown file, without its level-1 title
+  ::: web-only           left out of the one-page course
 
 Metadata, set by docs/docs.mk:
   chapter       the page being built: a chapter name, "index" or "course"
@@ -46,7 +52,7 @@ Metadata, set by docs/docs.mk:
   results-root  the directory they are in (results)
   docs-dir      where the chapters live (docs)
 
-With chapter = "course", the filter builds the whole course as one page: the
+With chapter = "course" the filter builds the whole course as one page: the
 index, then every chapter, with ids and links rewritten to stay unique.
 ]]
 
@@ -68,8 +74,14 @@ local function words(s)
   return out
 end
 
+-- Stops the build, naming the chapter: the input file, or in the one-page
+-- course the chapter being assembled.
 local function fail(msg)
-  error(cfg.docs .. "/" .. cfg.chapter .. ".md: " .. msg, 0)
+  local where = cfg.docs .. "/" .. cfg.chapter .. ".md"
+  if cfg.page ~= "course" and PANDOC_STATE and PANDOC_STATE.input_files and PANDOC_STATE.input_files[1] then
+    where = PANDOC_STATE.input_files[1]
+  end
+  error(where .. ": " .. msg, 0)
 end
 
 local function read_file(path)
@@ -104,8 +116,17 @@ local function note(text)
 end
 
 -- ---- includes ----------------------------------------------------------------
+-- A block that quotes a file must be empty: code typed into it would be
+-- thrown away without anyone noticing.
+local function must_be_empty(el, what)
+  if el.text:match("%S") then
+    fail(what .. ": the block must be empty; its content comes from the file, not from the chapter")
+  end
+end
+
 local function include(el)
   local path = el.attributes["include"]
+  must_be_empty(el, "include " .. tostring(path))
   local name = el.attributes["snippet"]
   local text = read_file(path)
   if not text then fail("include: cannot read " .. path) end
@@ -158,6 +179,7 @@ end
 -- ---- diffs -------------------------------------------------------------------
 local function diff(el)
   local files = words(el.attributes["diff"])
+  must_be_empty(el, "diff " .. el.attributes["diff"])
   if #files ~= 2 then fail("diff: give two files, diff=\"OLD NEW\", not '" .. el.attributes["diff"] .. "'") end
   for _, f in ipairs(files) do
     if not read_file(f) then fail("diff: cannot read " .. f) end
