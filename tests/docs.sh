@@ -20,7 +20,8 @@ cd "$(dirname "$0")/.."
 LOGS=build/logs
 mkdir -p "$LOGS"
 CHECK="python3 tests/docs_check.py"
-MAKE="make --no-print-directory"
+PANDOC=${PANDOC:-pandoc}                 # as in docs/docs.mk
+MAKE="make --no-print-directory PANDOC=$PANDOC"
 CHAPTERS=$(ls docs/*.md)
 
 pass() { echo "PASS $1"; }
@@ -79,7 +80,7 @@ else
 fi
 
 # ---- with Pandoc ---------------------------------------------------------------
-if ! command -v pandoc >/dev/null 2>&1; then
+if ! command -v "$PANDOC" >/dev/null 2>&1; then
     skip docs/build "Pandoc is not installed (sudo apt-get install pandoc)"
     exit 0
 fi
@@ -89,7 +90,7 @@ cat >"$tmp/bad.md" <<'EOF'
 ```{.cpp include="steps/03_warp_shuffle.cu" snippet="no_such_marker"}
 ```
 EOF
-if err=$(pandoc --from markdown --to html5 --lua-filter docs/filters/course.lua \
+if err=$("$PANDOC" --from markdown --to html5 --lua-filter docs/filters/course.lua \
              --metadata chapter=bad --metadata docs-dir="$tmp" "$tmp/bad.md" -o "$tmp/bad.html" 2>&1); then
     fail docs/self-test/filter-marker "the build went on with a missing marker"
 elif ! printf '%s' "$err" | grep -q "bad.md: include: steps/03_warp_shuffle.cu has no marker '// \[begin no_such_marker\]'"; then
@@ -98,7 +99,7 @@ else
     pass docs/self-test/filter-marker
 fi
 printf '```{.diff diff="steps/00_naive.cu steps/no_such_step.cu"}\n```\n' >"$tmp/bad.md"
-if pandoc --from markdown --to html5 --lua-filter docs/filters/course.lua --metadata chapter=bad \
+if "$PANDOC" --from markdown --to html5 --lua-filter docs/filters/course.lua --metadata chapter=bad \
         "$tmp/bad.md" -o "$tmp/bad.html" >/dev/null 2>&1; then
     fail docs/self-test/filter-diff "the build went on with a diff of a missing file"
 else
