@@ -19,6 +19,8 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```{.results steps="02 03" sizes="2^20 2^24 2^28"}
   ```   for each size, those steps and CUB: median time, GB/s, % of the
         nominal peak, speed relative to CUB (CUB's time / the step's)
+  ```{results="steps" sizes="2^20,2^24,2^28"}
+  ```   the same, shorter: results="steps" for every step, or "02 03"
   ```{.results-grid sizes="2^10 2^20 2^28" metric="gbps"}
   ```   every program against the sizes; metric: gbps, median, pct or vs_cub
   ```{.chart steps="02 03" metric="vs_cub"}
@@ -829,6 +831,12 @@ local handlers = {
     if el.attributes["include"] then return include(el) end
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
+    if el.attributes["results"] then
+      -- results="steps" (every step) or results="02 03", as a shorter form.
+      local v = el.attributes["results"]
+      el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
+      return results_table(el)
+    end
     if el.classes:includes("results-grid") then return results_grid(el) end
     if el.classes:includes("determinism") then return determinism_table(el) end
     if el.classes:includes("ceiling") then return ceiling_table(el) end
