@@ -119,6 +119,16 @@ $(BUILD)/tune/tune_%: bench/tune.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) $(call tune_flags,$*) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
 
+# Every step and CUB side by side on this GPU (MAX_N=2^30 for a longer sweep),
+# writing results/<gpu>/; the plots and the README table come from those files.
+MAX_N ?= 2^28
+compare: all bench
+	python3 bench/compare.py --max-n '$(MAX_N)'
+plots:
+	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
+readme-table:
+	python3 bench/readme_table.py
+
 # Every tier this machine can run; ends with "N passed, N failed, N skipped".
 test:
 	@bash tests/run
@@ -136,7 +146,7 @@ NCU_N ?= 2^24
 NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
   sm__warps_active.avg.pct_of_peak_sustained_active \
   $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,\
-    smsp__average_warp_latency_issue_stalled_$(r).ratio)
+    smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -161,10 +171,13 @@ help:
 	@echo "make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "make test           all tests this machine can run (GPU tests need a GPU)"
 	@echo "make sanitize       compute-sanitizer memcheck, racecheck, synccheck, initcheck"
+	@echo "make compare        every step and CUB side by side on this GPU (results/<gpu>/)"
+	@echo "make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
+	@echo "make readme-table   regenerate README.md's step table from results/"
 	@echo "make sass STEP=04   the step's machine code, with the instructions that matter marked"
 	@echo "make ncu STEP=06    Nsight Compute: time, DRAM throughput, occupancy, stall reasons"
 	@echo "make clean          remove what the build made"
 	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
 
 FORCE:
-.PHONY: all exact unit mutants bench tune test sanitize print-sanitize-extra ncu sass clean help FORCE
+.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra ncu sass clean help FORCE

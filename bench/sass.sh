@@ -3,10 +3,10 @@
 # with the instructions the course talks about marked (>>) and counted:
 #   LDG.E.128  16-byte loads          SHFL       warp shuffles
 #   REDUX      hardware warp sums     BAR        block barriers
-#   ATOM, RED  atomics                MEMBAR     fences
+#   ATOM, REDG atomics                MEMBAR     fences
 set -u
 nn=${1:?usage: sass.sh NN}
-pattern='LDG\.E\.128|LDG\.E\.ENL2|SHFL|REDUX|BAR\.|ATOM|RED\.|MEMBAR|FENCE'
+pattern='LDG\.E\.128|SHFL|REDUX|BAR\.|ATOM|REDG|RED\.|MEMBAR|FENCE'
 if ! command -v cuobjdump >/dev/null 2>&1; then
     echo "sass: cuobjdump (part of the CUDA Toolkit) is not on the PATH" >&2
     exit 3

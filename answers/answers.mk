@@ -1,0 +1,55 @@
+# answers.mk: the exercise answers, included by the main Makefile.
+#
+#   make answers                          every answer, in build/answers/
+#   build/answers/00_racy --n 2^20        run one
+#
+# Each answer is a full program on the harness, built with the steps' flags,
+# architectures and harness objects: build/answers/NAME (float) and, where an
+# integer sum makes sense, build/answers/NAME_exact (uint32).
+
+ANSWER_NAMES := 00_racy 00_racy_shared 00_warp_aggregated \
+                01_interleaved 01_interleaved_strided \
+                04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
+                06_no_fence 06_acq_rel 07_normalize
+
+# Most answers are answers/NAME.cu. These are another answer's source built
+# with a switch, so that the two versions stay one diff apart.
+src_01_interleaved_strided   := 01_interleaved
+flags_01_interleaved_strided := -DSTRIDED_INDEX
+src_04_subwarp_tiles_8       := 04_subwarp_tiles
+flags_04_subwarp_tiles_8     := -DTILE=8
+
+# 07_normalize divides by the sum, which has no meaning for the modular
+# integers of the exact build: it is built for float only.
+ANSWERS_FLOAT_ONLY := 07_normalize
+
+ANSWERS_DIR := $(BUILD)/answers
+answer_src = answers/$(or $(src_$(1)),$(1)).cu
+
+# ANSWER_RULES(name): the float program and, unless it is float only, the exact one.
+define ANSWER_RULES
+$(ANSWERS_DIR)/$(1): $(call answer_src,$(1)) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) $(GENCODE) -o $$@ $$< $(FLOAT_OBJS) $(LDLIBS)
+ANSWERS += $(ANSWERS_DIR)/$(1)
+ifeq ($(filter $(1),$(ANSWERS_FLOAT_ONLY)),)
+$(ANSWERS_DIR)/$(1)_exact: $(call answer_src,$(1)) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) -DREDUCE_EXACT $(GENCODE) -o $$@ $$< $(EXACT_OBJS) $(LDLIBS)
+ANSWERS += $(ANSWERS_DIR)/$(1)_exact
+endif
+endef
+
+ANSWERS :=
+$(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
+
+answers: $(ANSWERS)
+
+# Answers that must be clean under all four compute-sanitizer tools (float
+# builds, like the steps). Left out on purpose: 00_racy and 00_racy_shared
+# (races are their lesson) and 06_no_fence (a missing fence, its lesson).
+SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,00_warp_aggregated 01_interleaved \
+                  01_interleaved_strided 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
+                  04_binary_partition 06_acq_rel 07_normalize)
+
+.PHONY: answers

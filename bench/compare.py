@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""compare.py: every step and CUB side by side (this is `make compare`).
+
+    python3 bench/compare.py                 # measure on this GPU, write results/<gpu>/
+    python3 bench/compare.py --max-n 2^30    # a longer sweep, where memory allows
+    python3 bench/compare.py --from results/nvidia-h200   # tables and plots from saved CSVs
+
+Measuring runs each program once over the whole size sweep (--csv, one
+process per program, so every size sees the same input as every other
+program), then once more at 2^24 for 20 runs to see whether the result bits
+change, then the bandwidth ceiling. It writes, in results/<gpu>/:
+    compare.csv       one row per program and size (the harness's CSV columns)
+    determinism.csv   one row per program at 2^24, 20 runs
+    ceiling.csv       read-only kernel, device copy, empty kernel
+    compare.md        the tables below, in Markdown
+    bandwidth.svg, bars.svg   plots (needs gnuplot; see bench/plots.py)
+and prints the tables: median time, GB/s and % of peak, speedup over the
+previous step, CUB's time over each step's (above 1: faster than CUB), and
+determinism. Only the Python standard library is used.
+"""
+import argparse
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAMS = [("00_naive", "./step00"), ("01_shared_memory", "./step01"),
+            ("02_grid_stride", "./step02"), ("03_warp_shuffle", "./step03"),
+            ("04_tile_partitions", "./step04"), ("05_two_pass", "./step05"),
+            ("06_last_block", "./step06"), ("07_cooperative", "./step07"),
+            ("cub", "./build/bench/cub_sum")]
+STEP00_CAP = 2 ** 28      # one atomic per element: about half a second per run there
+SMALL = 2 ** 22           # sizes up to this get more timed runs (their times are short)
+DETERMINISM_N = 2 ** 24
+DETERMINISM_RUNS = 20     # the checked run, the warm-up and 18 timed runs
+
+
+def power_label(n):
+    """2^24 for powers of two, the number otherwise."""
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
+def parse_n(text):
+    m = re.fullmatch(r"(\d+)\^(\d+)", text)
+    return int(m.group(1)) ** int(m.group(2)) if m else int(text)
+
+
+def slug(device):
+    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_csv(path, rows, fields):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+# ---- measuring ---------------------------------------------------------------
+def run_csv(cmd, what):
+    """Runs a program with --csv; returns its rows and a note if it failed."""
+    t0 = time.time()
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
+    note = ""
+    if p.returncode != 0:
+        note = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+    progress(f"  {what}: {len(rows)} rows in {time.time() - t0:.1f} s" + (f"  ({note})" if note else ""))
+    return rows, note
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def measure(sizes, out_dir_root):
+    rows, det_rows, notes = [], [], {}
+    for i, (name, prog) in enumerate(PROGRAMS):
+        progress(f"[{i + 1}/{len(PROGRAMS)}] {name}")
+        mine = [n for n in sizes if not (name == "00_naive" and n > STEP00_CAP)]
+        if len(mine) < len(sizes):
+            notes[name] = f"capped at {power_label(STEP00_CAP)}"
+        small = [n for n in mine if n <= SMALL]
+        large = [n for n in mine if n > SMALL]
+        for group, extra in ((small, ["--reps", "200"]), (large, [])):
+            if group:
+                got, note = run_csv([prog, "--csv", "--n", ",".join(map(str, group))] + extra,
+                                    f"n = {power_label(group[0])} .. {power_label(group[-1])}")
+                rows += got
+                if note:
+                    notes[name] = note
+        got, note = run_csv([prog, "--csv", "--n", str(DETERMINISM_N), "--reps",
+                             str(DETERMINISM_RUNS - 2)], f"determinism at {power_label(DETERMINISM_N)}")
+        det_rows += got
+    progress("[ceiling] read-only kernel, device copy, empty kernel")
+    p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
+                       capture_output=True, text=True)
+    ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    if not rows:
+        sys.exit("compare: no program produced results (is there a GPU?)")
+    out_dir = os.path.join(out_dir_root, slug(rows[0]["device"]))
+    os.makedirs(out_dir, exist_ok=True)
+    fields = list(rows[0].keys())
+    write_csv(os.path.join(out_dir, "compare.csv"), rows, fields)
+    write_csv(os.path.join(out_dir, "determinism.csv"), det_rows, fields)
+    if ceiling:
+        write_csv(os.path.join(out_dir, "ceiling.csv"), ceiling, list(ceiling[0].keys()))
+    if notes:
+        with open(os.path.join(out_dir, "notes.txt"), "w") as f:
+            for k, v in notes.items():
+                f.write(f"{k}: {v}\n")
+    return out_dir
+
+
+# ---- tables -------------------------------------------------------------------
+def fmt_time(us):
+    if us >= 1000:
+        return f"{us / 1000:.2f} ms"
+    if us >= 100:
+        return f"{us:.1f} us"
+    return f"{us:.2f} us"
+
+
+def ratio(r):
+    """Two decimals, or two significant digits for small ratios (0.0043)."""
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
+
+
+class Results:
+    """The saved CSVs of one GPU, indexed for the tables."""
+
+    def __init__(self, out_dir):
+        self.dir = out_dir
+        self.rows = read_csv(os.path.join(out_dir, "compare.csv"))
+        det = os.path.join(out_dir, "determinism.csv")
+        self.det = {r["step"]: r for r in read_csv(det)} if os.path.exists(det) else {}
+        ceil = os.path.join(out_dir, "ceiling.csv")
+        self.ceiling = {r["kind"]: r for r in read_csv(ceil)} if os.path.exists(ceil) else {}
+        notes = os.path.join(out_dir, "notes.txt")
+        self.notes = {}
+        if os.path.exists(notes):
+            for line in open(notes):
+                k, _, v = line.partition(":")
+                self.notes[k.strip()] = v.strip()
+        self.device = self.rows[0]["device"]
+        self.programs = []
+        self.by = {}
+        for r in self.rows:
+            if r["step"] not in self.programs:
+                self.programs.append(r["step"])
+            self.by[(r["step"], int(r["n"]))] = r
+        self.sizes = sorted({int(r["n"]) for r in self.rows})
+        gbps, pct = float(self.rows[-1]["gbps"]), float(self.rows[-1]["pct_peak"])
+        self.peak = gbps / pct * 100 if pct > 0 else 0.0
+        self.read_ceiling = float(self.ceiling["read"]["gbps"]) if "read" in self.ceiling else 0.0
+
+    def time(self, prog, n):
+        r = self.by.get((prog, n))
+        return float(r["median_us"]) if r and r["status"] == "OK" else None
+
+    def cell(self, prog, n, what):
+        r = self.by.get((prog, n))
+        if r is None:
+            return "-"
+        if r["status"] != "OK":
+            return "WRONG"
+        t = float(r["median_us"])
+        if what == "time":
+            return fmt_time(t)
+        if what == "gbps":
+            return f"{float(r['gbps']):.0f}"
+        if what == "pct":
+            return f"{float(r['pct_peak']):.1f}%"
+        if what == "achievable":
+            return f"{100 * float(r['gbps']) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
+        if what == "speedup":
+            i = self.programs.index(prog)
+            if prog == "cub" or i == 0:
+                return ""
+            prev = self.time(self.programs[i - 1], n)
+            return ratio(prev / t) + "x" if prev else "-"
+        if what == "vs_cub":
+            cub = self.time("cub", n)
+            return ratio(cub / t) if cub else "-"
+        raise ValueError(what)
+
+    def determinism(self, prog):
+        r = self.det.get(prog)
+        if r is None:
+            return "-"
+        runs, distinct = int(r["runs"]), int(r["distinct"])
+        if r["status"] != "OK":
+            return "WRONG"
+        if distinct == 1:
+            return f"identical ({runs} runs)"
+        return f"{distinct} distinct of {runs}, spread {float(r['spread_ulp']):.0f} ulp"
+
+
+TABLES = [
+    ("time", "Median time per sum"),
+    ("gbps", "Bandwidth, GB/s (4n bytes / median time)"),
+    ("pct", "Share of nominal peak bandwidth"),
+    ("achievable", "Share of the measured read-only ceiling"),
+    ("speedup", "Speedup over the previous step (its time / this time)"),
+    ("vs_cub", "CUB's time / this time (above 1: faster than CUB)"),
+]
+
+
+def table(res, what, sizes, markdown):
+    head = ["program"] + [power_label(n) for n in sizes]
+    if what == "time":
+        head.append(f"bits at {power_label(DETERMINISM_N)}")
+    body = []
+    for prog in res.programs:
+        row = [prog] + [res.cell(prog, n, what) for n in sizes]
+        if what == "time":
+            row.append(res.determinism(prog))
+        body.append(row)
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 or (what == "time" and i == len(r) - 1) else c.rjust(w)
+                              for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([fmt(head)] + [fmt(r) for r in body])
+
+
+def summary(res):
+    lines = [f"{res.device}: nominal peak {res.peak:.0f} GB/s"]
+    if res.ceiling:
+        c = res.ceiling
+        lines.append(f"measured: read-only kernel {float(c['read']['gbps']):.0f} GB/s, device copy "
+                     f"{float(c['copy']['gbps']):.0f} GB/s (read + write), empty kernel "
+                     f"{float(c['empty']['median_us']):.2f} us")
+    for k, v in res.notes.items():
+        lines.append(f"note: {k} {v}")
+    return lines
+
+
+def render(res, terminal_sizes):
+    text, md = [], [f"# {res.device}", ""]
+    for line in summary(res):
+        text.append(line)
+        md.append(f"- {line}")
+    for what, title in TABLES:
+        text += ["", title, table(res, what, terminal_sizes, False)]
+        md += ["", f"## {title}", "", table(res, what, res.sizes, True)]
+    return "\n".join(text), "\n".join(md) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="every step and CUB side by side")
+    ap.add_argument("--min-n", default="2^10")
+    ap.add_argument("--max-n", default="2^28")
+    ap.add_argument("--out", default=os.path.join(ROOT, "results"))
+    ap.add_argument("--from", dest="from_dir", help="only tables and plots, from saved CSVs")
+    ap.add_argument("--no-plots", action="store_true")
+    a = ap.parse_args()
+
+    if a.from_dir:
+        out_dir = a.from_dir
+    else:
+        lo, hi = parse_n(a.min_n), parse_n(a.max_n)
+        sizes = [2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi]
+        t0 = time.time()
+        out_dir = measure(sizes, a.out)
+        progress(f"measured in {time.time() - t0:.0f} s; results in {os.path.relpath(out_dir, ROOT)}")
+
+    res = Results(out_dir)
+    every_other = [n for n in res.sizes if (n.bit_length() - 1) % 2 == 0] or res.sizes
+    text, md = render(res, every_other)
+    with open(os.path.join(out_dir, "compare.md"), "w") as f:
+        f.write(md)
+    print(text)
+    print(f"\n(all sizes in {os.path.relpath(os.path.join(out_dir, 'compare.md'), ROOT)})")
+    if not a.no_plots:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import plots
+        msg = plots.draw(out_dir)
+        print(msg)
+
+
+if __name__ == "__main__":
+    main()

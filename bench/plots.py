@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""plots.py: the comparison's plots, drawn by gnuplot from saved CSVs.
+
+    python3 bench/plots.py results/nvidia-h200     (also run by make compare)
+
+bandwidth.svg   GB/s against n for every step and CUB, with the measured
+                read-only ceiling and the nominal peak as horizontal lines
+bars.svg        GB/s of every program at the largest size
+"""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def label(name):
+    return "CUB" if name == "cub" else name.replace("_", " ")
+
+
+def draw(out_dir):
+    """Writes the two SVGs into out_dir; returns one line saying what happened."""
+    if shutil.which("gnuplot") is None:
+        return ("plots: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
+                f"python3 bench/plots.py {out_dir}")
+    rows = [r for r in read(os.path.join(out_dir, "compare.csv")) if r["status"] == "OK"]
+    programs = []
+    for r in rows:
+        if r["step"] not in programs:
+            programs.append(r["step"])
+    sizes = sorted({int(r["n"]) for r in rows})
+    gbps = {(r["step"], int(r["n"])): float(r["gbps"]) for r in rows}
+    pct = float(rows[-1]["pct_peak"])
+    peak = float(rows[-1]["gbps"]) / pct * 100 if pct > 0 else 0
+    ceiling_path = os.path.join(out_dir, "ceiling.csv")
+    ceiling = 0.0
+    if os.path.exists(ceiling_path):
+        ceiling = next((float(r["gbps"]) for r in read(ceiling_path) if r["kind"] == "read"), 0.0)
+    device = rows[0]["device"]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        lines_dat = os.path.join(tmp, "lines.dat")
+        with open(lines_dat, "w") as f:
+            f.write("n " + " ".join(f'"{label(p)}"' for p in programs) + "\n")
+            for n in sizes:
+                f.write(f"{n} " + " ".join(f"{gbps[(p, n)]:.1f}" if (p, n) in gbps else "NaN"
+                                           for p in programs) + "\n")
+        big = max(n for n in sizes if all((p, n) in gbps for p in programs if p != "00_naive"))
+        bars_dat = os.path.join(tmp, "bars.dat")
+        with open(bars_dat, "w") as f:
+            for p in programs:
+                if (p, big) in gbps:
+                    f.write(f'"{label(p)}" {gbps[(p, big)]:.1f}\n')
+
+        styles = []
+        for i, p in enumerate(programs):
+            styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
+        script = f"""
+set terminal svg size 1100,600 dynamic enhanced font 'sans,13' background rgb 'white'
+set output '{os.path.join(out_dir, "bandwidth.svg")}'
+peak = {peak:.1f}
+ceiling = {ceiling:.1f}
+set title 'Sum of n floats on {device}: bandwidth against n (higher is better)'
+set logscale x 2
+set format x '2^{{%L}}'
+set xlabel 'n (elements)'
+set ylabel 'GB/s (4n bytes / median time)'
+set key outside right center
+set grid
+set logscale y 10
+set yrange [0.5:peak * 1.6]
+{chr(10).join(styles)}
+plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
+     peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
+
+set output '{os.path.join(out_dir, "bars.svg")}'
+unset logscale x
+set format x '%g'
+set title 'Bandwidth of each program on {device}, n = 2^{{{big.bit_length() - 1}}}'
+set style fill solid 0.8
+set boxwidth 0.7
+set xtics rotate by -30
+set xlabel ''
+unset logscale y
+set key right top
+set yrange [0:peak * 1.15]
+plot '{bars_dat}' using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
+     '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,0.8 notitle, \\
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
+     peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
+"""
+        p = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
+        if p.returncode != 0:
+            return "plots: gnuplot failed: " + p.stderr.strip()
+    return f"plots: wrote {out_dir}/bandwidth.svg and bars.svg"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: plots.py results/<gpu>")
+    print(draw(sys.argv[1]))

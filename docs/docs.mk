@@ -1,0 +1,91 @@
+# docs/docs.mk: the course text, built with Pandoc. Included by the Makefile.
+#
+#   make docs        build/docs/index.html, one page per chapter, and
+#                    build/docs/course.html (the whole course, one file, offline)
+#
+# The chapters are docs/*.md. They quote the step files and the measured
+# results through docs/filters/course.lua, so a page always shows the code and
+# the numbers as they are when it is built. RESULTS=DIR reads the measurements
+# from DIR/<gpu>/ instead of results/<gpu>/ (the tests use a fixture).
+
+PANDOC   ?= pandoc
+RESULTS  ?= results
+DOCS_OUT ?= $(BUILD)/docs
+
+# Reading order: the introduction, one chapter per step, the comparison, the
+# appendices (Cooperative Groups; the measurement notes, from results/NOTES.md).
+DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS)))
+DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg notes
+DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
+DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
+
+# Measurements: every results/<gpu>/ with a compare.csv, and their plots.
+DOCS_RESULT_DIRS := $(patsubst %/compare.csv,%,$(sort $(wildcard $(RESULTS)/*/compare.csv)))
+DOCS_RESULT_DATA := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.csv))
+DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
+# A plot is shown at results/<gpu>/NAME.svg beside the pages, whatever RESULTS is.
+DOCS_PLOTS       := $(patsubst $(RESULTS)/%,$(DOCS_OUT)/results/%,$(DOCS_PLOTS_SRC))
+DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.svg))
+
+DOCS_FILTER   := docs/filters/course.lua
+DOCS_TEMPLATE := docs/template.html
+# Anything a page can quote: the steps, the measurements, the other chapters' titles.
+DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(wildcard $(RESULTS)/NOTES.md) \
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) docs/docs.mk
+
+# Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
+DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
+
+DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
+             --template $(DOCS_TEMPLATE) --lua-filter $(DOCS_FILTER) --mathml \
+             --metadata chapters="$(DOCS_CHAPTERS)" \
+             --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
+             --metadata results-root=$(RESULTS) \
+             --metadata docs-dir=docs
+
+PANDOC_FOUND := $(shell command -v $(PANDOC) 2>/dev/null)
+
+ifeq ($(PANDOC_FOUND),)
+docs:
+	@echo "make docs: Pandoc is not installed. Install it with" >&2
+	@echo "    sudo apt-get install pandoc        (Debian, Ubuntu)" >&2
+	@echo "    brew install pandoc                (macOS)" >&2
+	@echo "or see https://pandoc.org/installing.html, then run make docs again." >&2
+	@exit 1
+else
+docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html
+	@echo "The course is in $(DOCS_OUT)/index.html (one page per chapter) and $(DOCS_OUT)/course.html (one file)."
+endif
+
+$(DOCS_OUT)/style.css: docs/style.css
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(DOCS_OUT)/figures/%.svg: docs/figures/%.svg
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(DOCS_OUT)/results/%.svg: $(RESULTS)/%.svg
+	@mkdir -p $(@D)
+	cp $< $@
+
+DOCS_ASSETS := $(DOCS_OUT)/style.css $(DOCS_FIGURES) $(DOCS_PLOTS)
+
+$(DOCS_OUT)/%.html: docs/%.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
+	@mkdir -p $(@D)
+	$(PANDOC) $(DOCS_FLAGS) --toc --toc-depth 2 --css style.css --metadata chapter=$* -o $@ $<
+
+$(DOCS_OUT)/index.html: docs/index.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
+	@mkdir -p $(@D)
+	$(PANDOC) $(DOCS_FLAGS) --css style.css --metadata chapter=index -o $@ $<
+
+# One file with everything in it (style, figures, plots), to read offline.
+$(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGURES) | $(DOCS_ASSETS)
+	@mkdir -p $(@D)
+	$(PANDOC) $(DOCS_FLAGS) $(DOCS_EMBED) --resource-path $(DOCS_OUT) --css $(DOCS_OUT)/style.css \
+	    --metadata chapter=course -o $@ $<
+
+docs-clean:
+	rm -rf $(DOCS_OUT)
+
+.PHONY: docs docs-clean

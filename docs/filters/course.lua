@@ -1,0 +1,938 @@
+--[[ course.lua: the Pandoc filter behind `make docs`.
+
+The chapters never paste code or measured numbers. They ask for them, and this
+filter fills them in from the files themselves when the pages are built.
+
+Code (the block must be empty; a missing file or marker stops the build with a
+message that names the chapter, the file and the marker):
+
+  ```{.cpp include="steps/03_warp_shuffle.cu" snippet="warp_sum"}
+  ```   the lines between `// [begin warp_sum]` and `// [end warp_sum]`
+  ```{.cpp include="common/harness.h" start="typedef struct {" end="} step_t;"}
+  ```   the shortest run of lines from one containing start= to one containing
+        end= (a leading ^ anchors end= at the start of the line)
+  ```{.diff diff="steps/02_grid_stride.cu steps/03_warp_shuffle.cu"}
+  ```   the unified diff (diff -u) from the first file to the second
+
+Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
+
+  ```{.results steps="02 03" sizes="2^20 2^24 2^28"}
+  ```   for each size, those steps and CUB: median time, GB/s, % of the
+        nominal peak, speed relative to CUB (CUB's time / the step's)
+  ```{results="steps" sizes="2^20,2^24,2^28"}
+  ```   the same, shorter: results="steps" for every step, or "02 03"
+  ```{.results-grid sizes="2^10 2^20 2^28" metric="gbps"}
+  ```   every program against the sizes; metric: gbps, median, pct or vs_cub
+  ```{.chart steps="02 03" metric="vs_cub"}
+  ```   a line chart (inline SVG) of gbps or vs_cub against n
+  ```{.determinism}      distinct results per program (determinism.csv)
+  ```{.ceiling}          what the GPU can read, copy and launch (ceiling.csv)
+  ```{.report step="03" n="2^28"}
+  ```   the line the program prints for that run, rebuilt from its CSV row
+  ```{.plot file="bandwidth.svg" caption="..."}
+  ```   the figure results/<gpu>/bandwidth.svg
+  []{.m step="03" n="2^28" v="gbps"}
+        one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
+        vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
+        runs, distinct, spread (without n: from determinism.csv), and
+        without a step: device, peak, ceiling, launch
+
+If there are no measurements yet, each of these says so in one line and the
+build goes on: the course builds on a fresh clone without a GPU.
+
+Pages:
+
+  ::: chapter-list       (the index) every chapter, linked, with its summary
+  ::: {.include-markdown file="results/NOTES.md"}
+                         another Markdown file, without its level-1 title
+  ::: web-only           left out of the one-page course
+
+Metadata, set by docs/docs.mk:
+  chapter       the page being built: a chapter name, "index" or "course"
+  chapters      every chapter name, in reading order
+  results-dirs  the results/<gpu> directories that hold a compare.csv
+  results-root  the directory they are in (results)
+  docs-dir      where the chapters live (docs)
+
+With chapter = "course" the filter builds the whole course as one page: the
+index, then every chapter, with ids and links rewritten to stay unique.
+]]
+
+local stringify = pandoc.utils.stringify
+
+-- ---- configuration, from the metadata --------------------------------------
+local cfg = {
+  chapter = "?",        -- the chapter being processed (for messages, bold rows)
+  page = "?",           -- the page being built
+  chapters = {},
+  results = {},         -- results/<gpu> directories
+  root = "results",     -- the directory that holds them
+  docs = "docs",
+}
+
+local function words(s)
+  local out = {}
+  for w in (s or ""):gmatch("[^%s,]+") do out[#out + 1] = w end
+  return out
+end
+
+-- Stops the build, naming the chapter: the input file, or in the one-page
+-- course the chapter being assembled.
+local function fail(msg)
+  local where = cfg.docs .. "/" .. cfg.chapter .. ".md"
+  if cfg.page ~= "course" and PANDOC_STATE and PANDOC_STATE.input_files and PANDOC_STATE.input_files[1] then
+    where = PANDOC_STATE.input_files[1]
+  end
+  error(where .. ": " .. msg, 0)
+end
+
+local function read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local function lines_of(text)
+  local out = {}
+  for line in (text .. "\n"):gmatch("(.-)\r?\n") do out[#out + 1] = line end
+  if out[#out] == "" then out[#out] = nil end
+  return out
+end
+
+local function walk(blocks, filter)
+  if pandoc.Blocks and pandoc.Blocks(blocks).walk then
+    return pandoc.Blocks(blocks):walk(filter)
+  end
+  return pandoc.walk_block(pandoc.Div(blocks), filter).content
+end
+
+local function markdown(text)
+  return pandoc.read(text, "markdown").blocks
+end
+
+-- A one-line note in place of something that could not be shown.
+local function note(text)
+  return pandoc.Div(markdown(text), pandoc.Attr("", { "note" }))
+end
+
+-- ---- includes ----------------------------------------------------------------
+-- A block that quotes a file must be empty: code typed into it would be
+-- thrown away without anyone noticing.
+local function must_be_empty(el, what)
+  if el.text:match("%S") then
+    fail(what .. ": the block must be empty; its content comes from the file, not from the chapter")
+  end
+end
+
+local function include(el)
+  local path = el.attributes["include"]
+  must_be_empty(el, "include " .. tostring(path))
+  local name = el.attributes["snippet"]
+  local text = read_file(path)
+  if not text then fail("include: cannot read " .. path) end
+  local lines = lines_of(text)
+  local first, last = 1, #lines
+  local from, to = el.attributes["start"], el.attributes["end"]
+  if name then
+    local open, close = "// [begin " .. name .. "]", "// [end " .. name .. "]"
+    first, last = nil, nil
+    for i, line in ipairs(lines) do
+      local t = line:match("^%s*(.-)%s*$")
+      if t == open then
+        if first then fail(path .. " has two markers '" .. open .. "'") end
+        first = i + 1
+      elseif t == close and first and not last then
+        last = i - 1
+      end
+    end
+    if not first then fail("include: " .. path .. " has no marker '" .. open .. "'") end
+    if not last then fail("include: " .. path .. " has no marker '" .. close .. "' after '" .. open .. "'") end
+  elseif from then
+    -- The shortest run of lines that starts with a line containing start= and
+    -- ends with one containing end= (a leading ^ anchors at the line start).
+    if not to then fail("include: start=\"" .. from .. "\" needs end=\"...\" too") end
+    local function has(line, pat)
+      if pat:sub(1, 1) == "^" then return line:sub(1, #pat - 1) == pat:sub(2) end
+      return line:find(pat, 1, true) ~= nil
+    end
+    local seen
+    first, last = nil, nil
+    for i, line in ipairs(lines) do
+      if has(line, from) then seen = i end
+      if seen and has(line, to) then first, last = seen, i; break end
+    end
+    if not seen then fail("include: " .. path .. " has no line containing '" .. from .. "'") end
+    if not last then fail("include: " .. path .. " has no line containing '" .. to .. "' after '" .. from .. "'") end
+  end
+  while first <= last and lines[first]:match("^%s*$") do first = first + 1 end
+  while last >= first and lines[last]:match("^%s*$") do last = last - 1 end
+  if first > last then fail("include: snippet '" .. tostring(name) .. "' in " .. path .. " is empty") end
+  local body = table.concat(lines, "\n", first, last)
+  local classes = el.classes:filter(function(c) return c ~= "include" end)
+  if #classes == 0 then classes = { "cpp" } end
+  local where = string.format("%s, lines %d–%d", path, first, last)
+  local caption = pandoc.Para({ pandoc.Code(path), pandoc.Str(string.format(", lines %d–%d", first, last)) })
+  return pandoc.Div({ caption, pandoc.CodeBlock(body, pandoc.Attr(el.identifier, classes)) },
+                    pandoc.Attr("", { "listing" }, { { "title", where } }))
+end
+
+-- ---- diffs -------------------------------------------------------------------
+local function diff(el)
+  local files = words(el.attributes["diff"])
+  must_be_empty(el, "diff " .. el.attributes["diff"])
+  if #files ~= 2 then fail("diff: give two files, diff=\"OLD NEW\", not '" .. el.attributes["diff"] .. "'") end
+  for _, f in ipairs(files) do
+    if not read_file(f) then fail("diff: cannot read " .. f) end
+  end
+  -- diff exits 1 when the files differ; only 2 and above are errors.
+  local script = 'diff -u "$1" "$2"; s=$?; [ $s -le 1 ] || exit $s'
+  local ok, out = pcall(pandoc.pipe, "sh", { "-c", script, "sh", files[1], files[2] }, "")
+  if not ok then fail("diff: diff -u " .. files[1] .. " " .. files[2] .. " failed: " .. tostring(out)) end
+  local lines = lines_of(out)
+  if #lines == 0 then fail("diff: " .. files[1] .. " and " .. files[2] .. " are identical") end
+  -- The header lines carry time stamps; keep only the names.
+  lines[1] = "--- " .. files[1]
+  lines[2] = "+++ " .. files[2]
+  local added, removed = 0, 0
+  for i = 3, #lines do
+    local c = lines[i]:sub(1, 1)
+    if c == "+" then added = added + 1 elseif c == "-" then removed = removed + 1 end
+  end
+  local caption = pandoc.Para({
+    pandoc.Code("diff -u " .. files[1] .. " " .. files[2]),
+    pandoc.Str(string.format(": %d lines added, %d removed", added, removed)) })
+  return pandoc.Div({ caption, pandoc.CodeBlock(table.concat(lines, "\n"), pandoc.Attr(el.identifier, { "diff" })) },
+                    pandoc.Attr("", { "listing", "diff-listing" }))
+end
+
+-- ---- measured results ---------------------------------------------------------
+-- One CSV record per line (RFC 4180 quoting; no field spans lines here).
+local function csv_fields(line)
+  local fields, i, n = {}, 1, #line
+  while i <= n + 1 do
+    if line:sub(i, i) == '"' then
+      local value, j = {}, i + 1
+      while true do
+        local q = line:find('"', j, true)
+        if not q then value[#value + 1] = line:sub(j); i = n + 2; break end
+        value[#value + 1] = line:sub(j, q - 1)
+        if line:sub(q + 1, q + 1) == '"' then
+          value[#value + 1] = '"'
+          j = q + 2
+        else
+          i = q + 2    -- past the closing quote and the comma
+          break
+        end
+      end
+      fields[#fields + 1] = table.concat(value)
+    else
+      local c = line:find(",", i, true) or (n + 1)
+      fields[#fields + 1] = line:sub(i, c - 1)
+      i = c + 1
+    end
+  end
+  return fields
+end
+
+local csv_cache = {}
+local function read_csv(path)
+  if csv_cache[path] ~= nil then return csv_cache[path] or nil end
+  local text = read_file(path)
+  if not text then csv_cache[path] = false; return nil end
+  local lines = lines_of(text)
+  local header = csv_fields(lines[1] or "")
+  local rows = {}
+  for k = 2, #lines do
+    if lines[k] ~= "" then
+      local f, row = csv_fields(lines[k]), {}
+      for j, h in ipairs(header) do row[h] = f[j] end
+      rows[#rows + 1] = row
+    end
+  end
+  csv_cache[path] = rows
+  return rows
+end
+
+-- "2^24" -> 16777216; "1000" -> 1000.
+local function parse_size(s)
+  local b, e = s:match("^(%d+)%^(%d+)$")
+  if b then return math.floor(tonumber(b) ^ tonumber(e) + 0.5) end
+  local v = tonumber(s)
+  if not v then fail("results: cannot read the size '" .. s .. "' (write 2^20 or 1048576)") end
+  return v
+end
+
+-- 16777216 -> "2^24^" (Markdown superscript); other n as digits.
+local function size_md(n)
+  local e = math.log(n, 2)
+  if math.abs(e - math.floor(e + 0.5)) < 1e-9 then return string.format("2^%d^", math.floor(e + 0.5)) end
+  return tostring(math.floor(n))
+end
+
+-- Bytes in binary units: 2^20 floats are 4 MiB.
+local function bytes_text(b)
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local u = 1
+  while b >= 1024 and u < #units do b = b / 1024; u = u + 1 end
+  if u == 1 or b == math.floor(b) then return string.format("%d %s", math.floor(b), units[u]) end
+  return string.format("%.1f %s", b, units[u])
+end
+
+local function time_text(us)
+  if us < 100 then return string.format("%.2f µs", us) end
+  if us < 1000 then return string.format("%.1f µs", us) end
+  if us < 1e5 then return string.format("%.2f ms", us / 1000) end
+  if us < 1e6 then return string.format("%.1f ms", us / 1000) end
+  return string.format("%.2f s", us / 1e6)
+end
+
+local function gbps_text(g)
+  if g < 10 then return string.format("%.2f", g) end
+  if g < 100 then return string.format("%.1f", g) end
+  return string.format("%.0f", g)
+end
+
+local function pct_text(p)
+  return string.format(p < 1 and "%.2f%%" or "%.1f%%", p)
+end
+
+-- Ratios: 1.23×; far below 1, as a fraction (1/1943).
+local function ratio_text(r)
+  if r < 0.1 then return string.format("1/%.0f", 1 / r) end
+  if r >= 100 then return string.format("%.0f×", r) end
+  if r >= 10 then return string.format("%.1f×", r) end
+  return string.format("%.2f×", r)
+end
+
+local function gpu_dirs() return cfg.results end
+
+local function nothing_measured(what)
+  return note("*No measured " .. what .. " in `results/` yet: `make compare` on a machine with a GPU writes them.*")
+end
+
+-- The row of compare.csv for a program ("03", "03_warp_shuffle", "cub") and n.
+local function find_row(rows, prog, n)
+  for _, r in ipairs(rows) do
+    local step = r.step or ""
+    if (step == prog or step:sub(1, #prog + 1) == prog .. "_") and tonumber(r.n) == n then return r end
+  end
+  return nil
+end
+
+-- The programs in compare.csv, in order of first appearance.
+local function programs(rows)
+  local seen, list = {}, {}
+  for _, r in ipairs(rows) do
+    if not seen[r.step] then seen[r.step] = true; list[#list + 1] = r.step end
+  end
+  return list
+end
+
+local function short(step)
+  return step == "cub" and "CUB" or step
+end
+
+-- The nominal peak, from the row with the most digits in its % of peak.
+local function nominal_peak(rows)
+  local best, peak = 0, nil
+  for _, r in ipairs(rows) do
+    local g, p = tonumber(r.gbps), tonumber(r.pct_peak)
+    if g and p and p > best then best, peak = p, 100 * g / p end
+  end
+  return peak
+end
+
+local function gpu_caption(rows, dir, file, what, extra)
+  local dev = rows[1] and rows[1].device or dir
+  local peak = nominal_peak(rows)
+  return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
+    peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
+    extra and (" " .. extra) or "")
+end
+
+local function pipe_table(header, align, rows, caption)
+  local out = { "| " .. table.concat(header, " | ") .. " |", "|" .. table.concat(align, "|") .. "|" }
+  for _, r in ipairs(rows) do out[#out + 1] = "| " .. table.concat(r, " | ") .. " |" end
+  out[#out + 1] = ""
+  out[#out + 1] = caption
+  local blocks = markdown(table.concat(out, "\n"))
+  -- Long lines would give the columns fixed widths; let the browser choose.
+  for _, b in ipairs(blocks) do
+    if b.t == "Table" and b.colspecs then
+      for i, c in ipairs(b.colspecs) do b.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
+    end
+  end
+  return blocks
+end
+
+local function wanted_steps(el, rows)
+  local spec = el.attributes["steps"] or "all"
+  local list = {}
+  if spec == "all" then
+    for _, p in ipairs(programs(rows)) do
+      if p ~= "cub" then list[#list + 1] = p end
+    end
+  else
+    list = words(spec)
+  end
+  return list
+end
+
+local function results_table(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("results") end
+  local sizes = words(el.attributes["sizes"] or "2^20 2^24 2^28")
+  local blocks = {}
+  for _, dir in ipairs(dirs) do
+    local rows = read_csv(dir .. "/compare.csv")
+    if not rows or #rows == 0 then
+      blocks[#blocks + 1] = note("*`" .. dir .. "/compare.csv` is missing or empty.*")
+    else
+      local body = {}
+      local steps = wanted_steps(el, rows)
+      if el.attributes["cub"] ~= "no" then steps[#steps + 1] = "cub" end
+      for _, s in ipairs(sizes) do
+        local n = parse_size(s)
+        local cub = find_row(rows, "cub", n)
+        for k, prog in ipairs(steps) do
+          local r = find_row(rows, prog, n)
+          local name = r and short(r.step) or prog
+          if r and r.step == cfg.chapter then name = "**" .. name .. "**" end
+          local label = k == 1 and (size_md(n) .. " (" .. bytes_text(4 * n) .. ")") or ""
+          if r then
+            local ratio = "—"
+            if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
+            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(tonumber(r.gbps)),
+                                pct_text(tonumber(r.pct_peak)), ratio }
+          else
+            body[#body + 1] = { label, name, "not measured", "", "", "" }
+          end
+        end
+      end
+      local t = pipe_table({ "n", "program", "median time", "GB/s", "% of peak", "vs CUB" },
+                           { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
+                           gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,",
+                                       "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB."))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+local metrics = {
+  gbps = { "GB/s", function(r) return gbps_text(tonumber(r.gbps)) end },
+  median = { "median time", function(r) return time_text(tonumber(r.median_us)) end },
+  pct = { "% of nominal peak", function(r) return pct_text(tonumber(r.pct_peak)) end },
+}
+
+local function results_grid(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("results") end
+  local sizes = words(el.attributes["sizes"] or "2^10 2^16 2^20 2^24 2^28")
+  local which = el.attributes["metric"] or "gbps"
+  local blocks = {}
+  for _, dir in ipairs(dirs) do
+    local rows = read_csv(dir .. "/compare.csv")
+    if not rows or #rows == 0 then
+      blocks[#blocks + 1] = note("*`" .. dir .. "/compare.csv` is missing or empty.*")
+    else
+      local header, align, body = { "program" }, { ":--" }, {}
+      for _, s in ipairs(sizes) do
+        local n = parse_size(s)
+        header[#header + 1] = size_md(n)
+        align[#align + 1] = "--:"
+      end
+      for _, prog in ipairs(programs(rows)) do
+        local line = { short(prog) }
+        for _, s in ipairs(sizes) do
+          local n = parse_size(s)
+          local r = find_row(rows, prog, n)
+          local cub = find_row(rows, "cub", n)
+          local cell = "–"
+          if r and which == "vs_cub" then
+            cell = cub and ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) or "–"
+          elseif r then
+            local m = metrics[which]
+            if not m then fail("results-grid: metric must be gbps, median, pct or vs_cub, not '" .. which .. "'") end
+            cell = m[2](r)
+          end
+          line[#line + 1] = cell
+        end
+        body[#body + 1] = line
+      end
+      local label = which == "vs_cub" and "Speed relative to CUB (CUB's median time ÷ the program's)" or
+                    ((metrics[which] or { which })[1] .. " by program and n")
+  label = label:sub(1, 1):upper() .. label:sub(2)
+      local t = pipe_table(header, align, body, gpu_caption(rows, dir, "compare.csv", label))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+local function determinism_table(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("determinism runs") end
+  local blocks = {}
+  for _, dir in ipairs(dirs) do
+    local rows = read_csv(dir .. "/determinism.csv")
+    if not rows or #rows == 0 then
+      blocks[#blocks + 1] = note("*No `" .. dir .. "/determinism.csv` yet: `make compare` writes it.*")
+    else
+      local body = {}
+      for _, r in ipairs(rows) do
+        local name = short(r.step)
+        if r.step == cfg.chapter then name = "**" .. name .. "**" end
+        local spread = tonumber(r.spread_ulp) or 0
+        body[#body + 1] = { name, r.deterministic, size_md(tonumber(r.n)), r.runs, r.distinct,
+                            spread > 0 and string.format("%.0f", spread) or "0" }
+      end
+      local dev = rows[1].device or dir
+      local t = pipe_table({ "program", "declared deterministic", "n", "runs", "distinct results", "spread (ulp)" },
+                           { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
+                           string.format("Table: The same input summed again and again on %s (`%s/determinism.csv`): how many different float results came out, and how far apart the extremes are in units in the last place.", dev, dir))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+local function ceiling_table(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("ceilings") end
+  local blocks = {}
+  local what = { read = "read only (the ceiling for a sum)", copy = "copy (bytes read + written)",
+                 empty = "empty kernel (one launch)" }
+  for _, dir in ipairs(dirs) do
+    local rows = read_csv(dir .. "/ceiling.csv")
+    if not rows or #rows == 0 then
+      blocks[#blocks + 1] = note("*No `" .. dir .. "/ceiling.csv` yet: `make compare` writes it.*")
+    else
+      local body = {}
+      for _, r in ipairs(rows) do
+        local b, g = tonumber(r.bytes) or 0, tonumber(r.gbps) or 0
+        body[#body + 1] = { what[r.kind] or r.kind, b > 0 and bytes_text(b) or "–",
+                            time_text(tonumber(r.median_us)), g > 0 and gbps_text(g) or "–" }
+      end
+      local t = pipe_table({ "kernel", "bytes", "median time", "GB/s" }, { ":--", "--:", "--:", "--:" }, body,
+                           string.format("Table: What %s can do at all (`%s/ceiling.csv`).", rows[1].device or dir, dir))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+local function plot(el)
+  local file = el.attributes["file"]
+  if not file then fail("plot: say which file, file=\"bandwidth.svg\"") end
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("plots") end
+  local blocks = {}
+  for _, dir in ipairs(dirs) do
+    local path = dir .. "/" .. file
+    if not read_file(path) then
+      blocks[#blocks + 1] = note("*No `" .. path .. "` yet: `make compare` draws it.*")
+    else
+      local rows = read_csv(dir .. "/compare.csv") or {}
+      local dev = rows[1] and rows[1].device or dir
+      local caption = (el.attributes["caption"] or file) .. " Measured on " .. dev .. "."
+      -- docs.mk copies the plot to results/<gpu>/ beside the pages.
+      local shown = "results/" .. dir:sub(#cfg.root + 2) .. "/" .. file
+      local fig = markdown("![" .. caption .. "](" .. shown .. ")")
+      for _, b in ipairs(fig) do blocks[#blocks + 1] = b end
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "plot" }))
+end
+
+-- One measured number, in a sentence.
+local function measure(el)
+  local a = el.attributes
+  local v = a["v"] or "gbps"
+  local dirs = gpu_dirs()
+  local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
+  if #dirs == 0 then return missing end
+  local dir = dirs[1]
+  if v == "ceiling" or v == "launch" then
+    local rows = read_csv(dir .. "/ceiling.csv")
+    if not rows then return missing end
+    for _, r in ipairs(rows) do
+      if v == "ceiling" and r.kind == "read" then return pandoc.Str(gbps_text(tonumber(r.gbps)) .. " GB/s") end
+      if v == "launch" and r.kind == "empty" then return pandoc.Str(time_text(tonumber(r.median_us))) end
+    end
+    return missing
+  end
+  -- With a size, a row of compare.csv; without, the step's row of determinism.csv.
+  local file = (a["n"] or v == "device" or v == "peak") and "compare.csv" or "determinism.csv"
+  local rows = read_csv(dir .. "/" .. file)
+  if not rows or #rows == 0 then return missing end
+  if v == "device" then return pandoc.Str(rows[1].device) end
+  if v == "peak" then
+    local peak = nominal_peak(rows)
+    return peak and pandoc.Str(gbps_text(peak) .. " GB/s") or missing
+  end
+  local step = a["step"] or fail("m: which step? step=\"03\"")
+  local r
+  if file == "determinism.csv" then
+    for _, x in ipairs(rows) do
+      if x.step == step or x.step:sub(1, #step + 1) == step .. "_" then r = x end
+    end
+  else
+    r = find_row(rows, step, parse_size(a["n"] or fail("m: which size? n=\"2^28\"")))
+  end
+  if not r then return missing end
+  local text
+  if v == "median" then text = time_text(tonumber(r.median_us))
+  elseif v == "min" then text = time_text(tonumber(r.min_us))
+  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
+  elseif v == "grid" then text = r.grid
+  elseif v == "block" then text = r.block
+  elseif v == "speedup" then
+    -- How many times faster than another step (than="00") at the same n.
+    local other = find_row(rows, a["than"] or fail("m: speedup needs than=\"NN\""), tonumber(r.n))
+    if not other then return missing end
+    text = ratio_text(tonumber(other.median_us) / tonumber(r.median_us))
+  elseif v == "runs" then text = r.runs
+  elseif v == "bound" then text = string.format("%.2g", tonumber(r.bound))
+  elseif v == "error" then text = string.format("%.2g", tonumber(r.error))
+  elseif v == "gadds" then
+    text = string.format("%.2f billion", tonumber(r.n) / (tonumber(r.median_us) * 1e-6) / 1e9)
+  elseif v == "pct_ceiling" then
+    local c = read_csv(dir .. "/ceiling.csv")
+    local read
+    for _, x in ipairs(c or {}) do if x.kind == "read" then read = tonumber(x.gbps) end end
+    if not read then return missing end
+    text = pct_text(100 * tonumber(r.gbps) / read)
+  elseif v == "distinct" then text = r.distinct
+  elseif v == "spread" then text = string.format("%.0f", tonumber(r.spread_ulp) or 0)
+  elseif v == "vs_cub" then
+    local cub = find_row(rows, "cub", tonumber(r.n))
+    if not cub then return missing end
+    text = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us))
+  else
+    fail("m: unknown value v=\"" .. v .. "\"")
+  end
+  return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
+end
+
+-- A small line chart, drawn here as inline SVG so that it follows the page's
+-- colours: GB/s (or time relative to CUB) against n, for a few programs.
+local function esc(t)
+  return (tostring(t):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
+end
+
+local function chart(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("results") end
+  local dir = dirs[1]
+  local rows = read_csv(dir .. "/compare.csv")
+  if not rows or #rows == 0 then return note("*`" .. dir .. "/compare.csv` is missing or empty.*") end
+  local metric = el.attributes["metric"] or "gbps"
+  if metric ~= "gbps" and metric ~= "vs_cub" then fail("chart: metric must be gbps or vs_cub, not '" .. metric .. "'") end
+  local progs = words(el.attributes["steps"] or "all")
+  if progs[1] == "all" then progs = programs(rows) end
+  if metric == "gbps" and el.attributes["cub"] ~= "no" then
+    local has = false
+    for _, p in ipairs(progs) do if p == "cub" then has = true end end
+    if not has then progs[#progs + 1] = "cub" end
+  end
+  -- The series: points (log2 n, value) for each program.
+  local series, xmin, xmax, ymin, ymax = {}, 1e9, -1e9, 1e300, -1e300
+  for k, prog in ipairs(progs) do
+    local pts, name = {}, prog
+    for _, r in ipairs(rows) do
+      local step = r.step or ""
+      if step == prog or step:sub(1, #prog + 1) == prog .. "_" then
+        name = step
+        local n, y = tonumber(r.n), tonumber(r.gbps)
+        if metric == "vs_cub" then
+          local cub = find_row(rows, "cub", n)
+          y = cub and tonumber(cub.median_us) / tonumber(r.median_us) or nil
+        end
+        if y and y > 0 then
+          local x = math.log(n, 2)
+          pts[#pts + 1] = { x, y }
+          xmin, xmax = math.min(xmin, x), math.max(xmax, x)
+          ymin, ymax = math.min(ymin, y), math.max(ymax, y)
+        end
+      end
+    end
+    if #pts == 0 then fail("chart: no rows for '" .. prog .. "' in " .. dir .. "/compare.csv") end
+    series[#series + 1] = { name = short(name), pts = pts, cls = name == "cub" and "cub" or ("s" .. (#series)) }
+  end
+  local ceiling
+  if metric == "gbps" then
+    for _, r in ipairs(read_csv(dir .. "/ceiling.csv") or {}) do
+      if r.kind == "read" then ceiling = tonumber(r.gbps) end
+    end
+    if ceiling then ymax = math.max(ymax, ceiling) end
+  else
+    ymin, ymax = math.min(ymin, 1), math.max(ymax, 1)
+  end
+  -- Log axes: y from a power of 10 (or 2 for ratios) below to one above.
+  local base = metric == "gbps" and 10 or 2
+  local function lg(v) return math.log(v, base) end
+  local y0, y1 = math.floor(lg(ymin) + 1e-9), math.ceil(lg(ymax) - 1e-9)
+  if y1 <= y0 then y1 = y0 + 1 end
+  local W, H, L, R, T, B = 640, 380, 64, 16, 16, 52
+  local function px(x) return L + (x - xmin) / (xmax - xmin) * (W - L - R) end
+  local function py(y) return H - B - (lg(y) - y0) / (y1 - y0) * (H - T - B) end
+  local out = {}
+  local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+  local label = metric == "gbps" and "GB/s (higher is better)" or "speed relative to CUB (higher is better)"
+  local title = (el.attributes["caption"] or label) .. " Measured on " .. (rows[1].device or dir) .. "."
+  add('<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">', W, H, esc(title))
+  add('<rect class="frame" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>', L, T, W - L - R, H - T - B)
+  for e = y0, y1 do
+    local v = base ^ e
+    local y = py(v)
+    add('<line class="grid" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>', L, y, W - R, y)
+    local text = metric == "gbps" and string.format("%g", v) or (v >= 1 and string.format("%g", v) or string.format("1/%g", 1 / v))
+    add('<text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>', L - 8, y + 5, text)
+  end
+  for x = math.ceil(xmin), math.floor(xmax) do
+    if (x - math.ceil(xmin)) % 2 == 0 then
+      add('<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>', px(x), T, px(x), H - B)
+      add('<text class="tick" x="%.1f" y="%d" text-anchor="middle">2<tspan dy="-7" font-size="11">%d</tspan></text>', px(x), H - B + 22, x)
+    end
+  end
+  add('<text class="axis" x="%.1f" y="%d" text-anchor="middle">n (elements)</text>', L + (W - L - R) / 2, H - 8)
+  if ceiling then
+    add('<line class="ceiling" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>', L, py(ceiling), W - R, py(ceiling))
+  end
+  if metric == "vs_cub" then
+    add('<line class="ceiling" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>', L, py(1), W - R, py(1))
+  end
+  for _, sr in ipairs(series) do
+    local p = {}
+    for _, pt in ipairs(sr.pts) do p[#p + 1] = string.format("%.1f,%.1f", px(pt[1]), py(pt[2])) end
+    add('<polyline class="line %s" points="%s" fill="none" stroke="#777"/>', sr.cls, table.concat(p, " "))
+    for _, pt in ipairs(sr.pts) do add('<circle class="dot %s" cx="%.1f" cy="%.1f" r="3"/>', sr.cls, px(pt[1]), py(pt[2])) end
+  end
+  -- The legend, in rows under the axis label.
+  local entries = {}
+  for _, sr in ipairs(series) do entries[#entries + 1] = { sr.cls, sr.name } end
+  if ceiling then entries[#entries + 1] = { "ceiling", "read ceiling" } end
+  if metric == "vs_cub" then entries[#entries + 1] = { "ceiling", "as fast as CUB" } end
+  local lx, ly = L, H + 10
+  for _, e in ipairs(entries) do
+    local w = 44 + 8.2 * #e[2]
+    if lx + w > W and lx > L then lx, ly = L, ly + 24 end
+    add('<line class="line %s" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#777"/>', e[1], lx, ly - 5, lx + 26, ly - 5)
+    add('<text class="legend" x="%.1f" y="%.1f">%s</text>', lx + 32, ly, esc(e[2]))
+    lx = lx + w
+  end
+  out[1] = string.format('<svg class="chart" viewBox="0 0 %d %.0f" role="img" aria-label="%s">', W, ly + 12, esc(title))
+  add('<text class="axis" x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">%s</text>',
+      16, T + (H - T - B) / 2, 16, T + (H - T - B) / 2, metric == "gbps" and "GB/s" or "speed vs CUB")
+  add('</svg>')
+  local cap = pandoc.Plain(markdown(title)[1].content)
+  return pandoc.Div({ pandoc.RawBlock("html", "<figure class=\"chart\">" .. table.concat(out, "\n")),
+                      pandoc.RawBlock("html", "<figcaption>"), cap, pandoc.RawBlock("html", "</figcaption></figure>") },
+                    pandoc.Attr("", { "chart-block" }))
+end
+
+-- What ./stepNN prints for one run, rebuilt from its CSV row (report.c's format).
+local function human_bytes(b)
+  local unit = { "B", "KB", "MB", "GB", "TB" }
+  local u = 1
+  while b >= 1000 and u < 5 do b = b / 1000; u = u + 1 end
+  if u == 1 then return string.format("%.0f B", b) end
+  return string.format("%.2f %s", b, unit[u])
+end
+
+local function human_time(us)
+  if us < 10000 then return string.format("%.2f us", us) end
+  return string.format("%.2f ms", us / 1000)
+end
+
+local function report(el)
+  local dirs = gpu_dirs()
+  if #dirs == 0 then return nothing_measured("results") end
+  local rows = read_csv(dirs[1] .. "/compare.csv")
+  local step = el.attributes["step"] or fail("report: which step? step=\"03\"")
+  local n = parse_size(el.attributes["n"] or "2^28")
+  local r = rows and find_row(rows, step, n)
+  if not r then return note("*No measured run of " .. step .. " at n = " .. size_md(n) .. " yet.*") end
+  local runs, distinct = tonumber(r.runs), tonumber(r.distinct)
+  local det
+  if distinct == 1 then det = string.format("deterministic: %s (%d runs, all identical)", r.deterministic, runs)
+  else det = string.format("deterministic: %s (%d runs, %d distinct, spread %.0f ulp)", r.deterministic, runs,
+                           distinct, tonumber(r.spread_ulp)) end
+  local line = string.format("%s | %s | n %s (%s) | median %s, min %s | %.0f GB/s, %.1f%% of peak | " ..
+                             "sum %.9g (exact %.9g) err %.1e, bound %.1e | %s | %s",
+    r.step, r.technique, r.n, human_bytes(tonumber(r.bytes)), human_time(tonumber(r.median_us)),
+    human_time(tonumber(r.min_us)), tonumber(r.gbps), tonumber(r.pct_peak), tonumber(r.sum),
+    tonumber(r.reference), tonumber(r.error), tonumber(r.bound), r.status, det)
+  local prog = r.step == "cub" and "./build/bench/cub_sum" or ("./step" .. r.step:sub(1, 2))
+  local cmd = string.format("$ %s --n %s", prog, el.attributes["n"] or "2^28")
+  if r.reps ~= "20" then cmd = cmd .. " --reps " .. r.reps end
+  local caption = pandoc.Para({ pandoc.Str("One line of "), pandoc.Code(dirs[1] .. "/compare.csv"),
+                                pandoc.Str(", as the program prints it on " .. r.device .. ":") })
+  return pandoc.Div({ caption, pandoc.CodeBlock(cmd .. "\n" .. line, pandoc.Attr("", { "console" })) },
+                    pandoc.Attr("", { "listing", "report" }))
+end
+
+-- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
+-- level-1 title; a missing file gives a one-line note.
+local function include_markdown(el)
+  local path = el.attributes["file"]
+  -- results/ means wherever the measurements are read from (RESULTS in docs.mk).
+  if path and path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
+  local text = path and read_file(path)
+  if not text then return note("*`" .. tostring(path) .. "` is not there yet.*") end
+  local blocks = {}
+  for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+    if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
+end
+
+-- ---- chapters, index, neighbours ----------------------------------------------
+local meta_cache = {}
+local function chapter_meta(name)
+  if meta_cache[name] then return meta_cache[name] end
+  local path = cfg.docs .. "/" .. name .. ".md"
+  local text = read_file(path)
+  if not text then error("docs: the chapter list names " .. name .. ", but there is no " .. path, 0) end
+  local doc = pandoc.read(text, "markdown")
+  local summary = doc.meta.summary
+  meta_cache[name] = { doc = doc, title = stringify(doc.meta.title or name),
+                       summary = summary and stringify(summary) or "",
+                       summary_inlines = summary and pandoc.utils.type and pandoc.utils.type(summary) == "Inlines"
+                                         and summary or (summary and { pandoc.Str(stringify(summary)) }) }
+  return meta_cache[name]
+end
+
+local function href(name)
+  if cfg.page == "course" then return "#" .. name end
+  return name .. ".html"
+end
+
+local function chapter_list()
+  local items = {}
+  for _, name in ipairs(cfg.chapters) do
+    local m = chapter_meta(name)
+    local item = { pandoc.Plain({ pandoc.Link({ pandoc.Str(m.title) }, href(name)) }) }
+    if m.summary_inlines then
+      item[#item + 1] = pandoc.Div({ pandoc.Plain(m.summary_inlines) }, pandoc.Attr("", { "summary" }))
+    end
+    items[#items + 1] = item
+  end
+  return pandoc.Div({ pandoc.BulletList(items) }, pandoc.Attr("", { "chapter-list" }))
+end
+
+-- ---- the element handlers -------------------------------------------------------
+local handlers = {
+  CodeBlock = function(el)
+    if el.attributes["include"] then return include(el) end
+    if el.attributes["diff"] then return diff(el) end
+    if el.classes:includes("results") then return results_table(el) end
+    if el.attributes["results"] then
+      -- results="steps" (every step) or results="02 03", as a shorter form.
+      local v = el.attributes["results"]
+      el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
+      return results_table(el)
+    end
+    if el.classes:includes("results-grid") then return results_grid(el) end
+    if el.classes:includes("determinism") then return determinism_table(el) end
+    if el.classes:includes("ceiling") then return ceiling_table(el) end
+    if el.classes:includes("plot") then return plot(el) end
+    if el.classes:includes("report") then return report(el) end
+    if el.classes:includes("chart") then return chart(el) end
+    if el.attributes["snippet"] then fail("a snippet=\"" .. el.attributes["snippet"] .. "\" block needs include=\"FILE\"") end
+  end,
+  Span = function(el)
+    if el.classes:includes("m") then return measure(el) end
+  end,
+  Div = function(el)
+    if el.classes:includes("chapter-list") then return chapter_list() end
+    if el.classes:includes("include-markdown") then return include_markdown(el) end
+  end,
+}
+
+-- ---- one page for the whole course ----------------------------------------------
+-- Ids get the chapter's name in front ("pitfalls" -> "03_warp_shuffle--pitfalls"),
+-- and links between chapter pages become links inside the page.
+local function book_links(name)
+  local known = {}
+  for _, c in ipairs(cfg.chapters) do known[c] = true end
+  local function rename(id) return id ~= "" and (name .. "--" .. id) or id end
+  local function fix_attr(el)
+    if el.identifier and el.identifier ~= "" then el.identifier = rename(el.identifier) end
+    return el
+  end
+  return {
+    Header = fix_attr, Div = fix_attr, Span = fix_attr, CodeBlock = fix_attr,
+    Link = function(el)
+      local t = el.target
+      local page, frag = t:match("^([%w_]+)%.html#(.+)$")
+      if page and known[page] then el.target = "#" .. page .. "--" .. frag; return el end
+      page = t:match("^([%w_]+)%.html$")
+      if page and known[page] then el.target = "#" .. page; return el end
+      if page == "index" then el.target = "#top"; return el end
+      frag = t:match("^#(.+)$")
+      if frag then el.target = "#" .. name .. "--" .. frag; return el end
+      return el
+    end,
+  }
+end
+
+local function build_course(doc)
+  -- What only makes sense on the web pages (a link to this very file) goes.
+  doc.blocks = walk(doc.blocks, { Div = function(el)
+    if el.classes:includes("web-only") then return {} end
+  end })
+  local blocks = {}
+  for _, b in ipairs(walk(doc.blocks, handlers)) do blocks[#blocks + 1] = b end
+  for _, name in ipairs(cfg.chapters) do
+    cfg.chapter = name
+    local m = chapter_meta(name)
+    local body = walk(m.doc.blocks, handlers)
+    body = walk(body, book_links(name))
+    blocks[#blocks + 1] = pandoc.Header(1, { pandoc.Str(m.title) }, pandoc.Attr(name, { "chapter" }))
+    if m.summary_inlines then
+      blocks[#blocks + 1] = pandoc.Div({ pandoc.Para(m.summary_inlines) }, pandoc.Attr("", { "chapter-summary" }))
+    end
+    for _, b in ipairs(body) do blocks[#blocks + 1] = b end
+  end
+  doc.blocks = blocks
+  return doc
+end
+
+-- ---- the filter -------------------------------------------------------------------
+function Pandoc(doc)
+  local m = doc.meta
+  cfg.page = m.chapter and stringify(m.chapter) or "?"
+  cfg.chapter = cfg.page
+  cfg.chapters = words(m.chapters and stringify(m.chapters) or "")
+  cfg.results = words(m["results-dirs"] and stringify(m["results-dirs"]) or "")
+  cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
+  cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
+
+  -- Where this page sits in the course, for the links at its top and bottom.
+  local function link(name, title)
+    return pandoc.MetaMap({ href = href(name), title = title })
+  end
+  for i, name in ipairs(cfg.chapters) do
+    if name == cfg.page then
+      if i > 1 then m.prev = link(cfg.chapters[i - 1], chapter_meta(cfg.chapters[i - 1]).title)
+      else m.prev = link("index", "Contents") end
+      if i < #cfg.chapters then m.next = link(cfg.chapters[i + 1], chapter_meta(cfg.chapters[i + 1]).title) end
+      m.position = string.format("%d of %d", i, #cfg.chapters)
+    end
+  end
+  if cfg.page == "index" and #cfg.chapters > 0 then
+    m.next = link(cfg.chapters[1], chapter_meta(cfg.chapters[1]).title)
+  end
+  m["home-href"] = cfg.page == "course" and "#top" or "index.html"
+  if m.summary then m["summary-text"] = stringify(m.summary) end
+  doc.meta = m
+
+  if cfg.page == "course" then return build_course(doc) end
+  doc.blocks = walk(doc.blocks, handlers)
+  return doc
+end

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench.sh: the comparison's scripts, without a GPU: tables, plots and the
+# README table are regenerated from the committed results and must agree with
+# what is committed. Prints PASS/FAIL/SKIP lines for tests/run.
+set -u
+cd "$(dirname "$0")/.."
+dirs=$(ls -d results/*/ 2>/dev/null | while read -r d; do [ -f "$d/compare.csv" ] && echo "${d%/}"; done)
+if [ -z "$dirs" ]; then
+    echo "FAIL bench/results: no results/<gpu>/compare.csv committed (run make compare on a GPU)"
+    exit 0
+fi
+for d in $dirs; do
+    gpu=$(basename "$d")
+    tmp=$(mktemp -d)
+    cp "$d"/*.csv "$tmp"/ 2>/dev/null
+    [ -f "$d/notes.txt" ] && cp "$d/notes.txt" "$tmp/"
+    if out=$(python3 bench/compare.py --from "$tmp" 2>&1); then
+        missing=""
+        for p in 00_naive 01_shared_memory 02_grid_stride 03_warp_shuffle 04_tile_partitions \
+                 05_two_pass 06_last_block 07_cooperative cub; do
+            echo "$out" | grep -q "^$p " || missing="$missing $p"
+        done
+        if [ -z "$missing" ]; then echo "PASS bench/$gpu/tables from compare.csv"
+        else echo "FAIL bench/$gpu/tables: no row for$missing"; fi
+        if cmp -s "$tmp/compare.md" "$d/compare.md"; then echo "PASS bench/$gpu/compare.md is what the CSVs give"
+        else echo "FAIL bench/$gpu/compare.md differs from what the CSVs give (run python3 bench/compare.py --from $d)"; fi
+        if ! command -v gnuplot >/dev/null 2>&1; then
+            echo "SKIP bench/$gpu/plots: gnuplot is not installed"
+        elif python3 - "$tmp" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for name in ("bandwidth.svg", "bars.svg"):
+    root = ET.parse(f"{sys.argv[1]}/{name}").getroot()
+    text = "".join(root.itertext())
+    assert root.tag.endswith("svg") and "CUB" in text, name
+    if name == "bandwidth.svg":
+        assert "07 cooperative" in text and "nominal peak" in text, name
+PY
+        then echo "PASS bench/$gpu/plots drawn as SVG with every series"
+        else echo "FAIL bench/$gpu/plots: gnuplot output is not the expected SVG"; fi
+    else
+        echo "FAIL bench/$gpu/tables: $(echo "$out" | tail -1)"
+    fi
+    rm -rf "$tmp"
+done
+if out=$(python3 bench/readme_table.py --check 2>&1); then echo "PASS bench/README step table matches results/ and steps/"
+else echo "FAIL bench/README step table: $(echo "$out" | tail -1)"; fi

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# tests/docs.sh: the course text builds and agrees with the code.
+# Run by tests/run (the docs tier); prints one line per check:
+#     PASS name | FAIL name: detail | SKIP name: reason
+#
+#   docs/chapters       every step in steps/ has its chapter docs/NN_name.md
+#   docs/refs           every include, snippet marker and diff in the chapters resolves
+#   docs/answers        every answer file an exercise names exists
+#   docs/numbers        no measured number typed by hand in the chapters
+#   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
+#   docs/links          every link and image in the built pages resolves
+#   docs/fixture        with a fixture of results, every step's table and chart and
+#                       the comparison's plots are generated
+#   docs/no-results     with no results at all, the pages still build and say so
+#   docs/self-test/...  the checks above catch what they should (a missing marker,
+#                       a hand-typed number, a broken link)
+set -u
+cd "$(dirname "$0")/.."
+
+LOGS=build/logs
+mkdir -p "$LOGS"
+CHECK="python3 tests/docs_check.py"
+PANDOC=${PANDOC:-pandoc}                 # as in docs/docs.mk
+MAKE="make --no-print-directory PANDOC=$PANDOC"
+CHAPTERS=$(ls docs/*.md)
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+
+# check NAME COMMAND...: PASS if the command succeeds, else FAIL with its first lines.
+check() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>"$LOGS/docs_check.err"); then
+        pass "$name ($(tail -1 "$LOGS/docs_check.err"))"
+    else
+        fail "$name" "$(printf '%s' "$out" | head -5 | tr '\n' ';')"
+    fi
+}
+
+# ---- without Pandoc -------------------------------------------------------------
+for f in steps/[0-9][0-9]_*.cu; do
+    name=$(basename "$f" .cu)
+    if [ -f "docs/$name.md" ]; then
+        pass "docs/chapters/$name"
+    else
+        fail "docs/chapters/$name" "steps/$name.cu has no chapter docs/$name.md"
+    fi
+done
+check docs/refs $CHECK refs $CHAPTERS
+if [ -d answers ]; then
+    check docs/answers $CHECK answers $CHAPTERS
+else
+    skip docs/answers "there is no answers/ directory in this tree yet"
+fi
+check docs/numbers $CHECK numbers $CHAPTERS
+
+# The checks themselves must catch what they are for.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '| step | time |\n|---|---|\n| 03 | 12.5 µs |\n\nIt reaches 2900 GB/s.\n' >"$tmp/typed.md"
+if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tmp/out")" != 2 ]; then
+    fail docs/self-test/numbers "a table row and a sentence with hand-typed numbers were not both caught"
+else
+    pass docs/self-test/numbers
+fi
+printf '```{.cpp include="steps/00_naive.cu" snippet="no_such_marker"}\n```\n' >"$tmp/ref.md"
+if $CHECK refs "$tmp/ref.md" >/dev/null 2>&1; then
+    fail docs/self-test/refs "a missing marker was not caught"
+else
+    pass docs/self-test/refs
+fi
+mkdir -p "$tmp/site"
+printf '<p id="a"><a href="#a">ok</a> <a href="gone.html">gone</a> <a href="#nowhere">x</a> <img src="f.svg"></p>\n' >"$tmp/site/index.html"
+if [ "$($CHECK links "$tmp/site" 2>/dev/null | grep -c .)" != 3 ]; then
+    fail docs/self-test/links "a missing page, a missing id and a missing image were not all caught"
+else
+    pass docs/self-test/links
+fi
+
+# ---- with Pandoc ---------------------------------------------------------------
+if ! command -v "$PANDOC" >/dev/null 2>&1; then
+    skip docs/build "Pandoc is not installed (sudo apt-get install pandoc)"
+    exit 0
+fi
+
+# The filter must stop the build on a missing marker, naming chapter, file and marker.
+cat >"$tmp/bad.md" <<'EOF'
+```{.cpp include="steps/03_warp_shuffle.cu" snippet="no_such_marker"}
+```
+EOF
+if err=$("$PANDOC" --from markdown --to html5 --lua-filter docs/filters/course.lua \
+             --metadata chapter=bad --metadata docs-dir="$tmp" "$tmp/bad.md" -o "$tmp/bad.html" 2>&1); then
+    fail docs/self-test/filter-marker "the build went on with a missing marker"
+elif ! printf '%s' "$err" | grep -q "bad.md: include: steps/03_warp_shuffle.cu has no marker '// \[begin no_such_marker\]'"; then
+    fail docs/self-test/filter-marker "unclear message: $(printf '%s' "$err" | head -3 | tr '\n' ' ')"
+else
+    pass docs/self-test/filter-marker
+fi
+printf '```{.diff diff="steps/00_naive.cu steps/no_such_step.cu"}\n```\n' >"$tmp/bad.md"
+if "$PANDOC" --from markdown --to html5 --lua-filter docs/filters/course.lua --metadata chapter=bad \
+        "$tmp/bad.md" -o "$tmp/bad.html" >/dev/null 2>&1; then
+    fail docs/self-test/filter-diff "the build went on with a diff of a missing file"
+else
+    pass docs/self-test/filter-diff
+fi
+
+# The real build: every page, the single-file course, no warnings.
+if $MAKE docs-clean >/dev/null && $MAKE docs >"$LOGS/docs_build.log" 2>&1; then
+    if grep -q "WARNING" "$LOGS/docs_build.log"; then
+        fail docs/build "$(grep -m3 WARNING "$LOGS/docs_build.log" | tr '\n' ' ')"
+    else
+        pass "docs/build ($(ls build/docs/*.html | wc -l) pages)"
+    fi
+    check docs/links $CHECK links build/docs
+    if grep -q 'src="data:image/svg' build/docs/course.html && ! grep -q '<link rel="stylesheet"' build/docs/course.html; then
+        pass docs/course-single-file
+    else
+        fail docs/course-single-file "build/docs/course.html still loads a stylesheet or images from outside"
+    fi
+else
+    fail docs/build "$(grep -v '^pandoc\|^cp \|^  *--' "$LOGS/docs_build.log" | head -4 | tr '\n' ' ')"
+fi
+
+# A fixture of results: the tables, the inline numbers and the plots appear.
+out=build/docs-fixture
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixtures/results DOCS_OUT=$out >"$LOGS/docs_fixture.log" 2>&1; then
+    missing=
+    for page in $out/[0-9][0-9]_*.html $out/comparison.html; do
+        grep -q '<table' "$page" || missing="$missing $(basename "$page"):table"
+        grep -q '<svg class="chart"' "$page" || missing="$missing $(basename "$page"):chart"
+        grep -q 'class="note"' "$page" && missing="$missing $(basename "$page"):note"
+    done
+    grep -q 'src="results/example-gpu/bandwidth.svg"' $out/comparison.html ||
+        missing="$missing comparison.html:plot"
+    if [ -z "$missing" ]; then
+        pass docs/fixture
+    else
+        fail docs/fixture "pages without their generated results:$missing"
+    fi
+    check docs/fixture/links $CHECK links $out
+else
+    fail docs/fixture "$(grep -v '^pandoc\|^cp ' "$LOGS/docs_fixture.log" | head -4 | tr '\n' ' ')"
+fi
+
+# No results at all (a fresh clone before `make compare`): builds, and says so.
+out=build/docs-empty
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
+    if grep -q 'No measured results' $out/03_*.html; then
+        pass docs/no-results
+    else
+        fail docs/no-results "the pages do not say that no results were measured"
+    fi
+else
+    fail docs/no-results "$(grep -v '^pandoc\|^cp ' "$LOGS/docs_empty.log" | head -4 | tr '\n' ' ')"
+fi

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""docs_check.py: checks of the course text, for tests/docs.sh.
+
+    docs_check.py refs FILE.md...      every include, snippet and diff resolves
+    docs_check.py answers FILE.md...   every answer file an exercise names exists
+    docs_check.py numbers FILE.md...   no measured number typed by hand
+    docs_check.py links DIR            every link and image in DIR/*.html resolves
+
+Each prints one line per problem on stdout and exits 1 if there was any, 0 if
+none. A summary goes to stderr.
+"""
+import html.parser
+import os
+import re
+import sys
+import urllib.parse
+
+FENCE = re.compile(r"^(```+|~~~+)")
+
+
+def prose_lines(path):
+    """(line number, text) of each line outside fenced code blocks."""
+    inside = None
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            m = FENCE.match(line.lstrip())
+            if m:
+                mark = m.group(1)[0] * 3
+                if inside is None:
+                    inside = mark
+                elif mark == inside:
+                    inside = None
+                continue
+            if inside is None:
+                yield k, line.rstrip("\n")
+
+
+def fence_attrs(path):
+    """(line number, attribute text) of each fenced block that has {...}."""
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            m = re.match(r"^\s*(```+|~~~+)\s*\{(.*)\}\s*$", line)
+            if m:
+                yield k, m.group(2)
+
+
+def attr(text, name):
+    m = re.search(r'(?:^|\s)' + name + r'="([^"]*)"', text)
+    return m.group(1) if m else None
+
+
+def has(line, pat):
+    """Like the filter: a leading ^ anchors at the start of the line."""
+    return line.startswith(pat[1:]) if pat.startswith("^") else pat in line
+
+
+def span_found(lines, start, end):
+    seen = False
+    for line in lines:
+        seen = seen or has(line, start)
+        if seen and has(line, end):
+            return True
+    return False
+
+
+# ---- refs ---------------------------------------------------------------------
+def check_refs(files):
+    problems, count = [], 0
+    for md in files:
+        for k, a in fence_attrs(md):
+            inc, snip, diff = attr(a, "include"), attr(a, "snippet"), attr(a, "diff")
+            start, end = attr(a, "start"), attr(a, "end")
+            where = f"{md}:{k}"
+            if snip and not inc:
+                problems.append(f"{where}: snippet=\"{snip}\" without include=")
+            if inc:
+                count += 1
+                if not os.path.isfile(inc):
+                    problems.append(f"{where}: include {inc}: no such file")
+                elif snip:
+                    text = [l.strip() for l in open(inc, encoding="utf-8")]
+                    for marker in (f"// [begin {snip}]", f"// [end {snip}]"):
+                        if marker not in text:
+                            problems.append(f"{where}: {inc} has no line '{marker}'")
+                elif start or end:
+                    if not (start and end):
+                        problems.append(f"{where}: start= and end= go together")
+                    elif not span_found(open(inc, encoding="utf-8").read().splitlines(), start, end):
+                        problems.append(f"{where}: {inc} has no lines from '{start}' to '{end}'")
+            if diff:
+                count += 1
+                names = diff.split()
+                if len(names) != 2:
+                    problems.append(f"{where}: diff=\"{diff}\" must name two files")
+                for n in names:
+                    if not os.path.isfile(n):
+                        problems.append(f"{where}: diff {n}: no such file")
+    return problems, f"{count} includes and diffs"
+
+
+# ---- answers ------------------------------------------------------------------
+ANSWER = re.compile(r"answers/[A-Za-z0-9_.\-]+\.(?:cu|md|cuh|h|c|sh|py)")
+
+
+def check_answers(files):
+    problems, named = [], set()
+    for md in files:
+        for k, line in prose_lines(md):
+            for name in ANSWER.findall(line):
+                named.add(name)
+                if not os.path.isfile(name):
+                    problems.append(f"{md}:{k}: names {name}, which does not exist")
+    return problems, f"{len(named)} answer files named"
+
+
+# ---- numbers ------------------------------------------------------------------
+# A number followed by a unit of time, bandwidth or a percentage: a measurement.
+MEASURED = re.compile(r"\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×|x faster|times faster)(?![A-Za-z])")
+# Allowed on purpose: [text]{.example} marks a worked example, and code spans
+# and math hold formulas, not measurements.
+EXEMPT = [re.compile(r"\[[^\]]*\]\{\.example\}"), re.compile(r"`[^`]*`"), re.compile(r"\$[^$]+\$")]
+
+
+def measured_numbers(line):
+    for e in EXEMPT:
+        line = e.sub("", line)
+    return MEASURED.findall(line)
+
+
+def check_numbers(files):
+    problems, lines = [], 0
+    for md in files:
+        for k, line in prose_lines(md):
+            lines += 1
+            found = measured_numbers(line)
+            if found:
+                kind = "table row" if line.lstrip().startswith("|") else "text"
+                problems.append(f"{md}:{k}: {kind} with a number typed by hand ({', '.join(found)}): "
+                                "use a results block or []{.m ...}, or mark a worked example [...]{.example}")
+    return problems, f"{lines} lines of prose"
+
+
+# ---- links --------------------------------------------------------------------
+class Collector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.refs = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("id", "name"):
+            if a.get(key):
+                self.ids.add(a[key])
+        for key in ("href", "src"):
+            if a.get(key) is not None:
+                self.refs.append((tag, key, a[key], self.getpos()[0]))
+
+
+def parse(path, cache):
+    if path not in cache:
+        c = Collector()
+        with open(path, encoding="utf-8") as f:
+            c.feed(f.read())
+        cache[path] = c
+    return cache[path]
+
+
+def check_links(root):
+    problems, cache, checked = [], {}, 0
+    pages = sorted(p for p in os.listdir(root) if p.endswith(".html"))
+    if not pages:
+        return [f"{root}: no HTML pages"], "0 links"
+    for page in pages:
+        path = os.path.join(root, page)
+        c = parse(path, cache)
+        for tag, key, ref, line in c.refs:
+            if re.match(r"^[a-z][a-z0-9+.-]*:", ref, re.I):     # http:, mailto:, data:
+                continue
+            checked += 1
+            target, _, frag = ref.partition("#")
+            target = urllib.parse.unquote(target)
+            file = os.path.normpath(os.path.join(root, target)) if target else path
+            if target and not os.path.isfile(file):
+                problems.append(f"{page}:{line}: <{tag} {key}=\"{ref}\">: no file {os.path.relpath(file)}")
+                continue
+            if frag and file.endswith(".html"):
+                if urllib.parse.unquote(frag) not in parse(file, cache).ids:
+                    problems.append(f"{page}:{line}: <{tag} {key}=\"{ref}\">: no id \"{frag}\" in {os.path.basename(file)}")
+            if not target and not frag and ref != "":
+                problems.append(f"{page}:{line}: <{tag} {key}=\"{ref}\">: empty link")
+    return problems, f"{checked} links in {len(pages)} pages"
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "links":
+        problems, summary = check_links(args[0])
+    elif cmd in ("refs", "answers", "numbers"):
+        problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers}[cmd](args)
+    else:
+        print(f"docs_check.py: unknown check '{cmd}'", file=sys.stderr)
+        return 2
+    for p in problems:
+        print(p)
+    print(summary, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
