@@ -70,7 +70,7 @@ check_fault() {
         fail "$name" "the message does not name $step and its failed GPU work: $err"
     elif [ -n "$when" ] && ! printf '%s' "$err" | grep -q "failed $when"; then
         fail "$name" "the message does not say 'failed $when': $err"
-    elif ! printf '%s' "$err" | grep -Eq '\(cudaError(IllegalAddress|LaunchFailure)\)'; then
+    elif ! printf '%s' "$err" | grep -Eq '\(cudaError(IllegalAddress|LaunchFailure|InvalidAddressSpace)\)'; then
         fail "$name" "the message names no memory fault: $err"
     elif printf '%s' "$out" | grep -Eq '\| (OK|WRONG) \|'; then
         fail "$name" "a result was reported for a run that faulted: $out"
