@@ -109,7 +109,10 @@ ASAN_OPTIONS=$ASAN_BASE:detect_leaks=1 "$HYG/fuzz_args" "${FUZZ_ITERATIONS:-5000
     "${FUZZ_SECONDS:-20}" "$seed" >"$log" 2>&1
 rc=$?
 line=$(grep -m1 -E '^(PASS|FAIL) ' "$log")
-if grep -Eq "$REPORT" "$log"; then
+if [ "${line#FAIL }" != "$line" ]; then
+    failed=1
+    echo "$line"                       # the fuzzer's own verdict, with its input
+elif grep -Eq "$REPORT" "$log"; then
     fail "hygiene/fuzz-args" "seed $seed: $(first_report "$log")"
 elif [ $rc = 0 ] && [ "${line#PASS }" != "$line" ]; then
     echo "$line"
