@@ -17,7 +17,7 @@
 #
 # Prints one PASS, FAIL or SKIP line per check; exits 1 if any failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 LOGS=build/logs
 mkdir -p "$LOGS"
@@ -106,7 +106,7 @@ for s in $STEPS; do
         label=float
         [ "$p" = ./step$s ] || label=exact
         name="faults/no-device/step$s/$label"
-        CUDA_VISIBLE_DEVICES= timeout 60 "$p" --n 10 >"$LOGS/nodev.all" 2>&1
+        CUDA_VISIBLE_DEVICES='' timeout 60 "$p" --n 10 >"$LOGS/nodev.all" 2>&1
         rc=$?
         all=$(cat "$LOGS/nodev.all")
         n=$(grep -c '' "$LOGS/nodev.all")

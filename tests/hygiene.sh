@@ -15,7 +15,7 @@
 # 1 if any check failed. FUZZ_ITERATIONS, FUZZ_SECONDS and FUZZ_SEED change
 # the fuzzer's run (defaults: 500000 iterations, at most 20 s, seed 20240601).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 HYG=build/hygiene
 LOGS=build/logs
@@ -131,7 +131,7 @@ for prog in "$HYG"/step[0-9][0-9]; do
     rows=0 bad=
     log=$LOGS/hygiene_step$s.log
     : >"$log"
-    while IFS='|' read -r which env args want regex; do
+    while IFS='|' read -r which env args want _; do
         case "$which" in "#"* | "") continue ;; esac
         which=$(echo $which)
         env=$(echo $env)
@@ -191,8 +191,9 @@ if command -v clang-tidy >/dev/null 2>&1; then
     for def in "" "-DREDUCE_EXACT"; do
         # args.c is checked without two path checks that assume argv[i] may
         # be NULL for i < argc, which C11 5.1.2.2.1 rules out.
-        files=$(ls $C_FILES | grep -v '^common/args.c$')
-        tidy $files ${def:+--extra-arg=$def} || ok=0
+        files=()
+        for f in $C_FILES; do [ "$f" = common/args.c ] || files+=("$f"); done
+        tidy "${files[@]}" ${def:+--extra-arg=$def} || ok=0
         tidy common/args.c ${def:+--extra-arg=$def} \
             --checks=-clang-analyzer-core.NullDereference,-clang-analyzer-core.NonNullParamChecker || ok=0
     done

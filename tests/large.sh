@@ -9,7 +9,7 @@
 # PASS, FAIL or SKIP line per step, build and size, then a summary; exits 1
 # if anything failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 sizes=${1:-2^31+7,3*2^30,2^32+3}
 LOGS=build/logs
