@@ -54,10 +54,11 @@ $(BUILD)/gencode: FORCE
 	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
 
 # ---- the steps ----------------------------------------------------------------
-# steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32)
-STEP_SRCS := $(sort $(wildcard steps/[0-9][0-9]_*.cu))
+# steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
+# A new step goes in this list (tests/run checks that none is missing).
+STEPS     := step00 step01 step02 step03 step04 step05 step06 step07
+STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
 num        = $(firstword $(subst _, ,$(notdir $(1))))
-STEPS     := $(foreach f,$(STEP_SRCS),step$(call num,$(f)))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
 
 define STEP_RULES
@@ -161,6 +162,8 @@ sass: step$(STEP) $(BUILD)/exact/step$(STEP)
 
 print-sanitize-extra:
 	@echo $(SANITIZE_EXTRA)
+print-steps:
+	@echo $(STEP_SRCS)
 
 clean:
 	rm -rf $(BUILD) $(STEPS)
@@ -185,4 +188,4 @@ help:
 	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
 
 FORCE:
-.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra ncu sass clean help FORCE
+.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra print-steps ncu sass clean help FORCE
