@@ -83,22 +83,22 @@ static void test_args(void)
 {
     options_t o;
     char err[300];
-    int rc = parse(BLOCK_POW2, &o, err, sizeof err, NULL);
+    int rc = parse(BLOCK_POW2, &o, err, sizeof err, (char *)NULL);
     check(rc == 0 && o.n_count == 1 && o.n[0] == DEFAULT_N && o.seed_count == 1 && o.seed[0] == 1 &&
           o.reps == 0 && o.block == 0 && o.grid == 0 && !o.csv && !o.check_only && !o.warm,
           "defaults: n 2^28, seed 1, automatic reps, the step's block");
     check(DEFAULT_N * 4 >= (size_t)4 * 60000000, "the default input is at least 4x a 60 MB L2");
 
     rc = parse(BLOCK_POW2, &o, err, sizeof err, "--n", "1,2^10,3*2^30", "--seed=7,8", "--reps", "5",
-               "--block", "512", "--grid=99", "--csv", "--warm", NULL);
+               "--block", "512", "--grid=99", "--csv", "--warm", (char *)NULL);
     check(rc == 0 && o.n_count == 3 && o.n[1] == 1024 && o.n[2] == ((size_t)3 << 30) &&
           o.seed_count == 2 && o.seed[1] == 8 && o.reps == 5 && o.block == 512 && o.grid == 99 &&
           o.csv && o.warm, "lists, --opt=value and every option parse");
-    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--check-only", NULL);
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--check-only", (char *)NULL);
     check(rc == 0 && o.check_only, "--check-only");
-    rc = parse(BLOCK_POW2, &o, err, sizeof err, "-h", NULL);
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "-h", (char *)NULL);
     check(rc == 0 && o.help, "-h asks for help");
-    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--seed", "18446744073709551615", NULL);
+    rc = parse(BLOCK_POW2, &o, err, sizeof err, "--seed", "18446744073709551615", (char *)NULL);
     check(rc == 0 && o.seed[0] == UINT64_MAX, "the largest seed is accepted");
 
     static const struct { block_rule_t rule; const char *a[4]; const char *why; } bad[] = {
