@@ -128,8 +128,12 @@ int parse_size(const char *s, size_t *out, char *err, size_t errlen)
             return fail(err, errlen, "'%s' ends too early", s);
         return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, good, s);
     }
-    if (v < 1)
-        return fail(err, errlen, "'%s' is %s: n must be at least 1", s, v < 0 ? "negative" : "0");
+    if (v < 0)
+        return fail(err, errlen, "'%s' is negative: n must be at least 1", s);
+    if (v == 0 && strspn(s, "0") == strlen(s))
+        return fail(err, errlen, "n must be at least 1, not 0");
+    if (v == 0)
+        return fail(err, errlen, "'%s' comes to 0: n must be at least 1", s);
     if ((uint64_t)v > (uint64_t)MAX_N)
         return fail(err, errlen, "'%s' is too large: n can be at most 2^40 = %" PRIu64,
                     s, (uint64_t)MAX_N);
@@ -204,6 +208,16 @@ static const struct { const char *name; opt_id_t id; int takes_value; } options[
 };
 #define N_OPTIONS (int)(sizeof options / sizeof options[0])
 
+/* Is this word an option name ("--csv", "--n=5", "-h") rather than a value?
+ * A value never starts with "--"; "-5" is a (negative) value, not an option. */
+static int is_option(const char *arg)
+{
+    if (strncmp(arg, "--", 2) == 0) return 1;
+    for (int k = 0; k < N_OPTIONS; k++)
+        if (strcmp(arg, options[k].name) == 0) return 1;
+    return 0;
+}
+
 int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
                char *err, size_t errlen)
 {
@@ -234,8 +248,12 @@ int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
             }
             value = arg + name_len + 1;
         } else if (options[k].takes_value) {
-            if (i + 1 >= argc) {
-                fail(err, errlen, "%s needs a value", name);
+            /* "--n --check-only": the next word is an option, not the value. */
+            if (i + 1 >= argc || is_option(argv[i + 1])) {
+                if (i + 1 >= argc)
+                    fail(err, errlen, "%s needs a value", name);
+                else
+                    fail(err, errlen, "%s needs a value before '%s'", name, argv[i + 1]);
                 return EXIT_USAGE;
             }
             value = argv[++i];

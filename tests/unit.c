@@ -55,7 +55,7 @@ static void test_sizes(void)
         { "0x10", "unexpected 'x10'" }, { " 5", "not a size" }, { "5 ", "unexpected ' '" },
         { "1,2", "unexpected ',2'" }, { "99999999999999999999999", "too large" },
         { "5-10", "negative" }, { "2^64", "too large" }, { "1K1", "unexpected '1'" },
-        { "1e", "unexpected 'e'" }, { "3-3", "is 0" }, { "1..2", "unexpected" },
+        { "1e", "unexpected 'e'" }, { "3-3", "comes to 0" }, { "1..2", "unexpected" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t v = 12345;
@@ -102,7 +102,9 @@ static void test_args(void)
     check(rc == 0 && o.seed[0] == UINT64_MAX, "the largest seed is accepted");
 
     static const struct { block_rule_t rule; const char *a[4]; const char *why; } bad[] = {
-        { BLOCK_POW2, { "--n", "0" }, "--n: '0' is 0" },
+        { BLOCK_POW2, { "--n", "0" }, "--n: n must be at least 1, not 0" },
+        { BLOCK_POW2, { "--n", "--check-only" }, "--n needs a value before '--check-only'" },
+        { BLOCK_POW2, { "--reps", "--csv" }, "--reps needs a value before '--csv'" },
         { BLOCK_POW2, { "--n", "-5" }, "negative" },
         { BLOCK_POW2, { "--n", "abc" }, "not a size" },
         { BLOCK_POW2, { "--n", "1e999" }, "too large" },
