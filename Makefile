@@ -132,7 +132,7 @@ readme-table:
 
 # Every tier this machine can run; ends with "N passed, N failed, N skipped".
 test:
-	@bash tests/run
+	@T="$(T)" V="$(V)" bash tests/run
 
 # compute-sanitizer's four tools over every step, and over every program that
 # other fragments add to SANITIZE_EXTRA (needs a GPU).
