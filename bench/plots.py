@@ -64,16 +64,16 @@ def draw(out_dir):
         for i, p in enumerate(programs):
             styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
         script = f"""
-set terminal svg size 1100,600 dynamic enhanced font 'sans,13' background rgb 'white'
+set terminal svg size 820,640 dynamic enhanced font 'sans,17' background rgb 'white'
 set output '{os.path.join(out_dir, "bandwidth.svg")}'
 peak = {peak:.1f}
 ceiling = {ceiling:.1f}
-set title 'Sum of n floats on {device}: bandwidth against n (higher is better)'
+set title 'Sum of n floats on {device}: GB/s against n'
 set logscale x 2
 set format x '2^{{%L}}'
 set xlabel 'n (elements)'
 set ylabel 'GB/s (4n bytes / median time)'
-set key outside right center
+set key outside bottom center horizontal maxcols 3 samplen 2
 set grid
 set logscale y 10
 set yrange [0.5:peak * 1.6]
@@ -85,13 +85,13 @@ plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (
 set output '{os.path.join(out_dir, "bars.svg")}'
 unset logscale x
 set format x '%g'
-set title 'Bandwidth of each program on {device}, n = 2^{{{big.bit_length() - 1}}}'
+set title 'Each program on {device}, n = 2^{{{big.bit_length() - 1}}}'
 set style fill solid 0.8
 set boxwidth 0.7
 set xtics rotate by -30
 set xlabel ''
 unset logscale y
-set key right top
+set key outside bottom center horizontal maxcols 2 samplen 2
 set yrange [0:peak * 1.15]
 plot '{bars_dat}' using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
      '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,0.8 notitle, \\
