@@ -22,9 +22,9 @@
  * memory only, and this race is on a global-memory word, so racecheck
  * reports no hazard here (memcheck has nothing to report either: every access
  * is in bounds). The same mistake on a __shared__ total is caught; see
- * 00_racy_shared.cu:
+ * 01_racy_shared.cu:
  *
- *     compute-sanitizer --tool racecheck build/answers/00_racy_shared --check-only --n 4096
+ *     compute-sanitizer --tool racecheck build/answers/01_racy_shared --check-only --n 4096
  *
  * The lesson: a sum that is wrong even in the exact build, and different on
  * every run, points to lost updates. The tools find those only in shared

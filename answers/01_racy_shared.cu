@@ -1,8 +1,8 @@
-/* 00_racy_shared.cu: the race of 00_racy.cu, moved into shared memory,
+/* 01_racy_shared.cu: the race of 00_racy.cu, moved into shared memory,
  * where compute-sanitizer can see it.
  *
- *     make answers && build/answers/00_racy_shared --n 2^20
- *     compute-sanitizer --tool racecheck build/answers/00_racy_shared --check-only --n 4096
+ *     make answers && build/answers/01_racy_shared --n 2^20
+ *     compute-sanitizer --tool racecheck build/answers/01_racy_shared --check-only --n 4096
  *     compute-sanitizer --tool racecheck build/answers/00_racy --check-only --n 4096
  *
  * Each block keeps a running total in one __shared__ word, and every thread
@@ -58,7 +58,7 @@ static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStr
 
 // ---- step -------------------------------------------------------------------
 static const step_t step = {
-    .name = "00_racy_shared",
+    .name = "01_racy_shared",
     .technique = "WRONG on purpose: a shared total without an atomic (a shared-memory race)",
     .deterministic = 0,
     .combine = COMBINE_ATOMIC_PER_BLOCK,

@@ -1,8 +1,8 @@
-/* 00_warp_aggregated.cu: step 00 with one atomic per warp instead of one per
+/* 04_warp_aggregated.cu: step 00 with one atomic per warp instead of one per
  * element ("warp-aggregated atomics").
  *
- *     make answers && build/answers/00_warp_aggregated --n 2^20
- *     build/answers/00_warp_aggregated_exact --n 2^20       (the uint32 build)
+ *     make answers && build/answers/04_warp_aggregated --n 2^20
+ *     build/answers/04_warp_aggregated_exact --n 2^20       (the uint32 build)
  *
  * Still one thread per element, but before touching the global total the
  * threads of a warp add their elements together, and only one of them issues
@@ -67,7 +67,7 @@ static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStr
 // warp, then through the atomics of up to n / 32 warps. The harness's model
 // for one atomic per element (depth n) covers that.
 static const step_t step = {
-    .name = "00_warp_aggregated",
+    .name = "04_warp_aggregated",
     .technique = "warp-aggregated atomics: coalesced_threads, cg::reduce, one atomicAdd per warp",
     .deterministic = 0,
     .combine = COMBINE_ATOMIC_EACH,

@@ -7,10 +7,10 @@
 # architectures and harness objects: build/answers/NAME (float) and, where an
 # integer sum makes sense, build/answers/NAME_exact (uint32).
 
-ANSWER_NAMES := 00_racy 00_racy_shared 00_warp_aggregated \
-                01_interleaved 01_interleaved_strided \
+ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
+                01_interleaved 01_interleaved_strided 03_warp_xor \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
-                06_no_fence 06_acq_rel 07_normalize
+                06_no_fence 06_acq_rel 07_normalize 07_plain_launch
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -20,8 +20,9 @@ src_04_subwarp_tiles_8       := 04_subwarp_tiles
 flags_04_subwarp_tiles_8     := -DTILE=8
 
 # 07_normalize divides by the sum, which has no meaning for the modular
-# integers of the exact build: it is built for float only.
-ANSWERS_FLOAT_ONLY := 07_normalize
+# integers of the exact build, and 07_plain_launch never gets to a sum: they
+# are built for float only.
+ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch
 
 ANSWERS_DIR := $(BUILD)/answers
 answer_src = answers/$(or $(src_$(1)),$(1)).cu
@@ -46,10 +47,11 @@ $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 answers: $(ANSWERS)
 
 # Answers that must be clean under all four compute-sanitizer tools (float
-# builds, like the steps). Left out on purpose: 00_racy and 00_racy_shared
-# (races are their lesson) and 06_no_fence (a missing fence, its lesson).
-SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,00_warp_aggregated 01_interleaved \
-                  01_interleaved_strided 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
+# builds, like the steps). Left out on purpose: 00_racy and 01_racy_shared
+# (races are their lesson), 06_no_fence (a missing fence, its lesson) and
+# 07_plain_launch (it stops on purpose).
+SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
+                  01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
                   04_binary_partition 06_acq_rel 07_normalize)
 
 .PHONY: answers

@@ -1,7 +1,11 @@
 # docs/docs.mk: the course text, built with Pandoc. Included by the Makefile.
 #
 #   make docs        build/docs/index.html, one page per chapter, and
-#                    build/docs/course.html (the whole course, one file, offline)
+#                    build/docs/course.html (the whole course, one file, offline);
+#                    then make course
+#   make course      course/: the same chapters as plain Markdown, committed, so
+#                    that they read where the repository is browsed (tests/docs.sh
+#                    fails when it is stale)
 #
 # The chapters are docs/*.md. They quote the step files and the measured
 # results through docs/filters/course.lua, so a page always shows the code and
@@ -41,21 +45,60 @@ DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --metadata chapters="$(DOCS_CHAPTERS)" \
              --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
              --metadata results-root=$(RESULTS) \
-             --metadata docs-dir=docs
+             --metadata docs-dir=docs \
+             --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
 
 PANDOC_FOUND := $(shell command -v $(PANDOC) 2>/dev/null)
 
+# The exercise answers, one page each beside the chapters: a program as
+# answers/NAME.cu.html, a Markdown answer as answers/NAME.html.
+DOCS_ANSWER_SRCS  := $(filter-out answers/answers.mk,$(wildcard answers/*))
+DOCS_ANSWER_PAGES := $(patsubst answers/%.md,$(DOCS_OUT)/answers/%.html,$(filter %.md,$(DOCS_ANSWER_SRCS))) \
+                     $(patsubst answers/%,$(DOCS_OUT)/answers/%.html,$(filter-out %.md,$(DOCS_ANSWER_SRCS)))
+
+# course/: the chapters as GitHub-flavoured Markdown, math kept as $...$.
+COURSE_DIR   ?= course
+COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns 80 \
+                --template docs/template.md --lua-filter $(DOCS_FILTER) \
+                --metadata chapters="$(DOCS_CHAPTERS)" \
+                --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
+                --metadata results-root=$(RESULTS) \
+                --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
+# Everything course/ is made from; course/sources.sha256 records it.
+COURSE_INPUTS = $(filter-out $(DOCS_TEMPLATE),$(DOCS_INPUTS)) docs/template.md $(wildcard docs/figures/*.svg)
+
 ifeq ($(PANDOC_FOUND),)
-docs:
+docs course:
 	@echo "make docs: Pandoc is not installed. Install it with" >&2
 	@echo "    sudo apt-get install pandoc        (Debian, Ubuntu)" >&2
 	@echo "    brew install pandoc                (macOS)" >&2
 	@echo "or see https://pandoc.org/installing.html, then run make docs again." >&2
 	@exit 1
 else
-docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html
+docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html $(DOCS_ANSWER_PAGES) course
 	@echo "The course is in $(DOCS_OUT)/index.html (one page per chapter) and $(DOCS_OUT)/course.html (one file)."
+
+# Made whole each time, so that nothing of a removed chapter or chart stays.
+course: $(COURSE_INPUTS)
+	@rm -rf $(COURSE_DIR)/charts $(COURSE_DIR)/*.md
+	@mkdir -p $(COURSE_DIR)/charts
+	@for c in $(DOCS_CHAPTERS); do \
+	    $(PANDOC) $(COURSE_FLAGS) --metadata chapter=$$c --metadata source=docs/$$c.md \
+	        -o $(COURSE_DIR)/$$c.md docs/$$c.md || exit 1; \
+	done
+	@$(PANDOC) $(COURSE_FLAGS) --metadata chapter=index --metadata source=docs/index.md \
+	    -o $(COURSE_DIR)/README.md docs/index.md
+	@rmdir $(COURSE_DIR)/charts 2>/dev/null || true
+	@python3 tests/course_check.py stamp $(COURSE_DIR) "$$($(PANDOC) --version | head -1)" $(sort $(COURSE_INPUTS))
+	@echo "The chapters as Markdown are in $(COURSE_DIR)/ (start at $(COURSE_DIR)/README.md)."
 endif
+
+$(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
+	@mkdir -p $(@D)
+	$(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
+$(DOCS_OUT)/answers/%.html: answers/% $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
+	@mkdir -p $(@D)
+	$(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
 
 $(DOCS_OUT)/style.css: docs/style.css
 	@mkdir -p $(@D)
@@ -85,7 +128,10 @@ $(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGU
 	$(PANDOC) $(DOCS_FLAGS) $(DOCS_EMBED) --resource-path $(DOCS_OUT) --css $(DOCS_OUT)/style.css \
 	    --metadata chapter=course -o $@ $<
 
+print-course-inputs:
+	@echo $(sort $(COURSE_INPUTS))
+
 docs-clean:
 	rm -rf $(DOCS_OUT)
 
-.PHONY: docs docs-clean
+.PHONY: docs docs-clean course print-course-inputs

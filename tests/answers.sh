@@ -10,8 +10,10 @@
 #   blocks        the same at every block size the answer allows
 #   determinism   timed runs; the deterministic answers give identical bits,
 #                 and every exact build does
-#   racy          00_racy and 00_racy_shared are WRONG at n = 2^20;
+#   racy          00_racy and 01_racy_shared are WRONG at n = 2^20;
 #                 racecheck reports the shared-memory race, not the global one
+#   plain-launch  07_plain_launch (grid.sync() after <<<>>>) stops with exit 3,
+#                 cudaErrorLaunchFailure and no result line, never a hang
 #   no-fence      06_no_fence runs; how many of its runs were wrong is reported,
 #                 not judged (it may well pass)
 set -u
@@ -47,11 +49,11 @@ check() {
 }
 
 # The correct answers; those with a deterministic claim; float-only ones.
-CORRECT="00_warp_aggregated 01_interleaved 01_interleaved_strided 04_row_sums
+CORRECT="04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor 04_row_sums
          04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_acq_rel 07_normalize"
 DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize"
 FLOAT_ONLY="07_normalize"
-ALL="00_racy 00_racy_shared $CORRECT 06_no_fence"
+ALL="00_racy 01_racy_shared $CORRECT 06_no_fence 07_plain_launch"
 
 # is_in WORD LIST: is WORD one of the words of LIST?
 is_in() {
@@ -92,10 +94,10 @@ done
 
 # ---- blocks ---------------------------------------------------------------------
 # Every block size each answer allows: powers of two for all but
-# 00_warp_aggregated, which takes any block size (odd ones leave partial warps).
+# 04_warp_aggregated, which takes any block size (odd ones leave partial warps).
 BLOCK_SIZES=1,33,1025,65537,2^20+3
 for a in $CORRECT; do
-    if [ "$a" = 00_warp_aggregated ]; then blocks="1 31 32 33 100 1000 1024"; else blocks="32 64 128 256 512 1024"; fi
+    if [ "$a" = 04_warp_aggregated ]; then blocks="1 31 32 33 100 1000 1024"; else blocks="32 64 128 256 512 1024"; fi
     for p in $(builds "$a"); do
         for b in $blocks; do
             check "answers/blocks/$a/$(kind "$p") --block $b" --rows 5 --ok all -- \
@@ -129,7 +131,7 @@ check "answers/repeated-launches/06_acq_rel x1000" --rows 2 --ok all --distinct 
 # The float builds are checked with some-wrong: 00_racy's bound (one atomic
 # per element) is wide at 2^20, about 320, against exact sums of about -1068,
 # 818 and -561 for seeds 1, 2 and 3, so one seed could pass by chance.
-for a in 00_racy 00_racy_shared; do
+for a in 00_racy 01_racy_shared; do
     check "answers/racy/$a/exact WRONG at 2^20" --rows 3 --ok none -- \
         "$A/${a}_exact" --check-only --n 2^20 --seed 1,2,3
     check "answers/racy/$a/float WRONG at 2^20" --rows 3 --ok some-wrong -- \
@@ -138,13 +140,13 @@ done
 
 # racecheck sees the shared-memory race and not the global-memory one.
 if command -v compute-sanitizer >/dev/null 2>&1; then
-    log=$LOGS/answers_racecheck_00_racy_shared.log
-    compute-sanitizer --tool racecheck --error-exitcode 42 "$A/00_racy_shared" --check-only --n 4096 >"$log" 2>&1
+    log=$LOGS/answers_racecheck_01_racy_shared.log
+    compute-sanitizer --tool racecheck --error-exitcode 42 "$A/01_racy_shared" --check-only --n 4096 >"$log" 2>&1
     rc=$?
     if grep -Eq "SUMMARY: [1-9][0-9]* hazard" "$log"; then
-        echo "PASS answers/racecheck/00_racy_shared reports the shared-memory race ($(grep -m1 -Eo 'SUMMARY: [0-9]+ hazards?[^=]*' "$log"))"
+        echo "PASS answers/racecheck/01_racy_shared reports the shared-memory race ($(grep -m1 -Eo 'SUMMARY: [0-9]+ hazards?[^=]*' "$log"))"
     else
-        echo "FAIL answers/racecheck/00_racy_shared: no hazard reported (exit $rc; see $log)"
+        echo "FAIL answers/racecheck/01_racy_shared: no hazard reported (exit $rc; see $log)"
     fi
     log=$LOGS/answers_racecheck_00_racy.log
     compute-sanitizer --tool racecheck --error-exitcode 42 "$A/00_racy" --check-only --n 4096 >"$log" 2>&1
@@ -157,6 +159,23 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
     fi
 else
     echo "SKIP answers/racecheck: compute-sanitizer is not installed"
+fi
+
+# ---- plain-launch -----------------------------------------------------------------
+# grid.sync() in a kernel started with <<<>>>: CUDA 13 traps, and the harness
+# must say so (docs/07_cooperative.md quotes this message).
+if [ -x "$A/07_plain_launch" ]; then
+    out=$(timeout 60 "$A/07_plain_launch" --n 2^20 2>"$LOGS/answers_plain_launch.err")
+    rc=$?
+    err=$(cat "$LOGS/answers_plain_launch.err")
+    if [ $rc = 3 ] && [ -z "$out" ] &&
+       printf '%s' "$err" | grep -Eq "^07_plain_launch: the step's GPU work failed .*unspecified launch failure \(cudaErrorLaunchFailure\)"; then
+        echo "PASS answers/plain-launch: exit 3, $(printf '%s' "$err" | head -1 | cut -c1-160)"
+    else
+        echo "FAIL answers/plain-launch: exit $rc, stdout '$(printf '%s' "$out" | head -1)', stderr '$(printf '%s' "$err" | head -2 | tr '\n' ' ')'"
+    fi
+else
+    echo "FAIL answers/plain-launch: $A/07_plain_launch is not built"
 fi
 
 # ---- no-fence -------------------------------------------------------------------

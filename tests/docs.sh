@@ -6,6 +6,14 @@
 #   docs/chapters       every step in steps/ has its chapter docs/NN_name.md
 #   docs/refs           every include, snippet marker and diff in the chapters resolves
 #   docs/answers        every answer file an exercise names exists
+#   docs/exercises      every exercise links to its answer, and the target exists
+#   docs/course-fresh   course/ (the chapters as Markdown) was made from the
+#                       sources as they are now: no step, chapter or result
+#                       changed since (course/sources.sha256)
+#   docs/course-links   every link, image and anchor in course/*.md resolves,
+#                       and no template syntax is left in it
+#   docs/course-render  where Pandoc is the version that made course/, making
+#                       it again gives the committed files exactly
 #   docs/numbers        no measured number typed by hand in the chapters
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
@@ -55,6 +63,12 @@ else
     skip docs/answers "there is no answers/ directory in this tree yet"
 fi
 check docs/numbers $CHECK numbers $CHAPTERS
+check docs/exercises $CHECK exercises $CHAPTERS
+
+# course/: fresh against its sources, and every link in it leads somewhere.
+COURSE_INPUTS=$($MAKE -s print-course-inputs)
+check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
+check docs/course-links $CHECK mdlinks course
 
 # The checks themselves must catch what they are for.
 tmp=$(mktemp -d)
@@ -70,6 +84,26 @@ if $CHECK refs "$tmp/ref.md" >/dev/null 2>&1; then
     fail docs/self-test/refs "a missing marker was not caught"
 else
     pass docs/self-test/refs
+fi
+printf '::: exercise\n**1. Try.** Do it.\n\n*Answer:* in the notes.\n:::\n\n::: exercise\n**2. More.** Again.\n\n*Answer:* [here](../answers/no_such_answer.cu)\n:::\n' >"$tmp/ex.md"
+if [ "$($CHECK exercises "$tmp/ex.md" 2>/dev/null | grep -c .)" != 2 ]; then
+    fail docs/self-test/exercises "an answer without a link and a link to a missing answer were not both caught"
+else
+    pass docs/self-test/exercises
+fi
+mkdir -p "$tmp/course"
+printf '# course/ was made from these files by `make course`, with pandoc 0\n%s  steps/00_naive.cu\n' \
+    "$(printf 0%.0s $(seq 64))" >"$tmp/course/sources.sha256"
+if python3 tests/course_check.py check "$tmp/course" steps/00_naive.cu steps/01_shared_memory.cu >/dev/null 2>&1; then
+    fail docs/self-test/course-fresh "a changed source and a new one were not caught"
+else
+    pass docs/self-test/course-fresh
+fi
+printf '# T\n\n## Pitfalls\n\n[a](#pitfalls) [b](#nowhere) [c](gone.md) [d]{.m v="x"}\n' >"$tmp/course/a.md"
+if [ "$($CHECK mdlinks "$tmp/course" 2>/dev/null | grep -c .)" != 3 ]; then
+    fail docs/self-test/course-links "a missing anchor, a missing file and an unfilled number were not all caught"
+else
+    pass docs/self-test/course-links
 fi
 mkdir -p "$tmp/site"
 printf '<p id="a"><a href="#a">ok</a> <a href="gone.html">gone</a> <a href="#nowhere">x</a> <img src="f.svg"></p>\n' >"$tmp/site/index.html"
@@ -121,6 +155,22 @@ if $MAKE docs-clean >/dev/null && $MAKE docs >"$LOGS/docs_build.log" 2>&1; then
     fi
 else
     fail docs/build "$(grep -v '^pandoc\|^cp \|^  *--' "$LOGS/docs_build.log" | head -4 | tr '\n' ' ')"
+fi
+
+# course/ made again gives what is committed, where the Pandoc is the same
+# (another version may wrap lines differently; docs/course-fresh covers that).
+made_with=$(head -1 course/sources.sha256 2>/dev/null | sed 's/.*, with //')
+this=$("$PANDOC" --version | head -1)
+if [ "$made_with" != "$this" ]; then
+    skip docs/course-render "course/ was made with $made_with, this is $this"
+elif $MAKE course COURSE_DIR=build/course-check >"$LOGS/course_check.log" 2>&1; then
+    if d=$(diff -r course build/course-check 2>&1); then
+        pass docs/course-render
+    else
+        fail docs/course-render "course/ is not what make course makes now: $(printf '%s' "$d" | head -3 | tr '\n' ' ') (run make course)"
+    fi
+else
+    fail docs/course-render "$(tail -3 "$LOGS/course_check.log" | tr '\n' ' ')"
 fi
 
 # A fixture of results: the tables, the inline numbers and the plots appear.

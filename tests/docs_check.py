@@ -3,6 +3,11 @@
 
     docs_check.py refs FILE.md...      every include, snippet and diff resolves
     docs_check.py answers FILE.md...   every answer file an exercise names exists
+    docs_check.py exercises FILE.md... every exercise links to its answer, and
+                                       every link target exists
+    docs_check.py mdlinks DIR          every link and image in DIR/*.md (course/)
+                                       resolves, anchors as GitHub makes them,
+                                       and nothing of the chapter templates is left
     docs_check.py numbers FILE.md...   no measured number typed by hand
     docs_check.py links DIR            every link and image in DIR/*.html resolves
 
@@ -113,6 +118,138 @@ def check_answers(files):
     return problems, f"{len(named)} answer files named"
 
 
+# ---- exercises -----------------------------------------------------------------
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def exercise_blocks(path):
+    """(line number, [lines]) of each ::: exercise block."""
+    block, start = None, 0
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            t = line.strip()
+            if block is None and re.match(r"^:::+\s*\{?\.?exercise\}?\s*$", t):
+                block, start = [], k
+            elif block is not None and re.match(r"^:::+\s*$", t):
+                yield start, block
+                block = None
+            elif block is not None:
+                block.append(line.rstrip("\n"))
+
+
+def link_target_problem(md, target):
+    """Why a link written in docs/FILE.md leads nowhere, or None."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+        return None
+    path, _, _ = target.partition("#")
+    if not path:
+        return None
+    m = re.match(r"^([\w]+)\.html$", path)
+    if m:
+        return None if os.path.isfile(os.path.join(os.path.dirname(md), m.group(1) + ".md")) else \
+            f"{target}: there is no chapter {m.group(1)}"
+    full = os.path.normpath(os.path.join(os.path.dirname(md), path))
+    return None if os.path.exists(full) else f"{target}: no file {os.path.relpath(full)}"
+
+
+def check_exercises(files):
+    problems, count = [], 0
+    for md in files:
+        for k, lines in exercise_blocks(md):
+            count += 1
+            text = "\n".join(lines)
+            title = re.search(r"\*\*([^*]+)\*\*", text)
+            name = f"{md}:{k} ({title.group(1).strip() if title else 'exercise'})"
+            at = text.find("*Answer:*")
+            if at < 0:
+                problems.append(f"{name}: no '*Answer:*' line")
+                continue
+            links = LINK.findall(text[at:])
+            if not links:
+                problems.append(f"{name}: the answer has no link")
+            for t in links:
+                why = link_target_problem(md, t)
+                if why:
+                    problems.append(f"{name}: {why}")
+    return problems, f"{count} exercises"
+
+
+# ---- course/: the chapters as Markdown ----------------------------------------
+def github_slug(text, seen):
+    slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+    base, k = slug, 0
+    while slug in seen:
+        k += 1
+        slug = f"{base}-{k}"
+    seen.add(slug)
+    return slug
+
+
+def md_anchors(path):
+    seen, inside = set(), None
+    for line in open(path, encoding="utf-8"):
+        m = FENCE.match(line.lstrip())
+        if m:
+            inside = None if inside else m.group(1)[0]
+            continue
+        if inside:
+            continue
+        h = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if h:
+            text = re.sub(r"`([^`]*)`", r"\1", h.group(1))
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+            text = re.sub(r"[*_]", "", text) if not re.search(r"\w_\w", text) else text.replace("*", "")
+            github_slug(text, seen)
+        for a in re.findall(r'<a (?:id|name)="([^"]+)"', line):
+            seen.add(a)
+    return seen
+
+
+LEFTOVER = [(re.compile(r"\]\{\.m\b"), "an unfilled number []{.m ...}"),
+            (re.compile(r"^\s*(```+|~~~+)\s*\{"), "a fenced block with {attributes} (an unfilled include?)"),
+            (re.compile(r"^:::"), "a ::: div marker"),
+            (re.compile(r"<span class=|<div class="), "raw HTML of a span or div")]
+
+
+def check_mdlinks(root):
+    problems, checked = [], 0
+    pages = sorted(p for p in os.listdir(root) if p.endswith(".md"))
+    if not pages:
+        return [f"{root}: no Markdown pages"], "0 links"
+    anchors = {}
+    for page in pages:
+        path = os.path.join(root, page)
+        text = open(path, encoding="utf-8").read()
+        inside = None
+        for k, line in enumerate(text.splitlines(), 1):
+            m = FENCE.match(line.lstrip())
+            if m and not line.lstrip().startswith(m.group(1) + "{"):
+                inside = None if inside else m.group(1)[0]
+            for pat, what in LEFTOVER:
+                if not inside and pat.search(line):
+                    problems.append(f"{page}:{k}: {what}")
+            if inside:
+                continue
+            for ref in re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", line):
+                if re.match(r"^[a-z][a-z0-9+.-]*:", ref, re.I):
+                    continue
+                checked += 1
+                target, _, frag = ref.partition("#")
+                file = os.path.normpath(os.path.join(root, urllib.parse.unquote(target))) if target else path
+                if target and not os.path.exists(file):
+                    problems.append(f"{page}:{k}: ({ref}): no file {os.path.relpath(file)}")
+                    continue
+                if frag and file.endswith(".md"):
+                    if file not in anchors:
+                        anchors[file] = md_anchors(file)
+                    if urllib.parse.unquote(frag) not in anchors[file]:
+                        problems.append(f"{page}:{k}: ({ref}): no heading with anchor #{frag} in {os.path.relpath(file)}")
+        # An empty code block is an include that was not filled.
+        for m in re.finditer(r"^```[^\n]*\n```\s*$", text, re.M):
+            problems.append(f"{page}:{text[:m.start()].count(chr(10)) + 1}: an empty code block")
+    return problems, f"{checked} links in {len(pages)} Markdown pages"
+
+
 # ---- numbers ------------------------------------------------------------------
 # A number followed by a unit of time, bandwidth or a percentage: a measurement.
 MEASURED = re.compile(r"\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×|x faster|times faster)(?![A-Za-z])")
@@ -167,7 +304,8 @@ def parse(path, cache):
 
 def check_links(root):
     problems, cache, checked = [], {}, 0
-    pages = sorted(p for p in os.listdir(root) if p.endswith(".html"))
+    pages = sorted(os.path.relpath(os.path.join(d, p), root)
+                   for d, _, files in os.walk(root) for p in files if p.endswith(".html"))
     if not pages:
         return [f"{root}: no HTML pages"], "0 links"
     for page in pages:
@@ -179,7 +317,7 @@ def check_links(root):
             checked += 1
             target, _, frag = ref.partition("#")
             target = urllib.parse.unquote(target)
-            file = os.path.normpath(os.path.join(root, target)) if target else path
+            file = os.path.normpath(os.path.join(os.path.dirname(path), target)) if target else path
             if target and not os.path.isfile(file):
                 problems.append(f"{page}:{line}: <{tag} {key}=\"{ref}\">: no file {os.path.relpath(file)}")
                 continue
@@ -198,6 +336,10 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "links":
         problems, summary = check_links(args[0])
+    elif cmd == "mdlinks":
+        problems, summary = check_mdlinks(args[0])
+    elif cmd == "exercises":
+        problems, summary = check_exercises(args)
     elif cmd in ("refs", "answers", "numbers"):
         problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers}[cmd](args)
     else:

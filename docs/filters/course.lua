@@ -68,6 +68,10 @@ local cfg = {
   results = {},         -- results/<gpu> directories
   root = "results",     -- the directory that holds them
   docs = "docs",
+  repo = "../..",       -- the repository, seen from the HTML pages
+  md = false,           -- writing Markdown for course/ (else HTML for build/docs/)
+  out = "course",       -- where course/ is written (charts go to OUT/charts/)
+  charts = 0,           -- charts drawn so far on this page
 }
 
 local function words(s)
@@ -267,7 +271,9 @@ end
 -- 16777216 -> "2^24^" (Markdown superscript); other n as digits.
 local function size_md(n)
   local e = math.log(n, 2)
-  if math.abs(e - math.floor(e + 0.5)) < 1e-9 then return string.format("2^%d^", math.floor(e + 0.5)) end
+  if math.abs(e - math.floor(e + 0.5)) < 1e-9 then
+    return string.format(cfg.md and "2\\^%d" or "2^%d^", math.floor(e + 0.5))
+  end
   return tostring(math.floor(n))
 end
 
@@ -539,7 +545,9 @@ local function plot(el)
       local dev = rows[1] and rows[1].device or dir
       local caption = (el.attributes["caption"] or file) .. " Measured on " .. dev .. "."
       -- docs.mk copies the plot to results/<gpu>/ beside the pages.
+      -- course/ links to the plot where it is committed.
       local shown = "results/" .. dir:sub(#cfg.root + 2) .. "/" .. file
+      if cfg.md then shown = "../" .. dir .. "/" .. file end
       local fig = markdown("![" .. caption .. "](" .. shown .. ")")
       for _, b in ipairs(fig) do blocks[#blocks + 1] = b end
     end
@@ -624,6 +632,41 @@ local function esc(t)
   return (tostring(t):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
 end
 
+-- course/ cannot hold inline SVG: the chart becomes a file of its own,
+-- OUT/charts/CHAPTER-K.svg, with its colours and fonts inside it.
+local chart_style = [[
+<style>
+text { font-family: DejaVu Sans, Verdana, sans-serif; }
+.frame { fill: none; stroke: #c8ccd0; }
+.grid { stroke: #c8ccd0; stroke-width: 1; stroke-dasharray: 2 3; }
+.tick, .legend, .axis { fill: #1d2125; font-size: 17px; }
+.tick { fill: #59636e; font-size: 16px; }
+.line { fill: none; stroke-width: 2.2; }
+.ceiling { stroke: #59636e; stroke-width: 1.5; stroke-dasharray: 6 4; fill: none; }
+.s0 { stroke: #1f77b4; fill: #1f77b4; } .s1 { stroke: #d62728; fill: #d62728; }
+.s2 { stroke: #2ca02c; fill: #2ca02c; } .s3 { stroke: #9467bd; fill: #9467bd; }
+.s4 { stroke: #8c564b; fill: #8c564b; } .s5 { stroke: #e377c2; fill: #e377c2; }
+.s6 { stroke: #17becf; fill: #17becf; } .s7 { stroke: #bcbd22; fill: #bcbd22; }
+.cub { stroke: #1d2125; fill: #1d2125; stroke-dasharray: 7 3; }
+polyline.line { fill: none; } circle.dot { stroke: none; }
+</style>]]
+
+local function chart_file(parts, title, height)
+  cfg.charts = cfg.charts + 1
+  local name = string.format("charts/%s-%d.svg", cfg.chapter, cfg.charts)
+  local svg = { (parts[1]:gsub('^<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ')), chart_style,
+                string.format('<rect x="0" y="0" width="100%%" height="%.0f" fill="#ffffff"/>', height) }
+  for i = 2, #parts do svg[#svg + 1] = parts[i] end
+  local path = cfg.out .. "/" .. name
+  local f = io.open(path, "wb")
+  if not f then fail("chart: cannot write " .. path .. " (does " .. cfg.out .. "/charts/ exist?)") end
+  f:write(table.concat(svg, "\n"), "\n")
+  f:close()
+  local caption = markdown(title)[1].content
+  return { pandoc.Para({ pandoc.Image({ pandoc.Str(stringify(caption)) }, name, "") }),
+           pandoc.Para({ pandoc.Emph(caption) }) }
+end
+
 local function chart(el)
   local dirs = gpu_dirs()
   if #dirs == 0 then return nothing_measured("results") end
@@ -696,7 +739,7 @@ local function chart(el)
   for x = math.ceil(xmin), math.floor(xmax) do
     if (x - math.ceil(xmin)) % 2 == 0 then
       add('<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>', px(x), T, px(x), H - B)
-      add('<text class="tick" x="%.1f" y="%d" text-anchor="middle">2<tspan dy="-7" font-size="11">%d</tspan></text>', px(x), H - B + 22, x)
+      add('<text class="tick" x="%.1f" y="%d" text-anchor="middle">2<tspan dy="-8" font-size="12">%d</tspan></text>', px(x), H - B + 24, x)
     end
   end
   add('<text class="axis" x="%.1f" y="%d" text-anchor="middle">n (elements)</text>', L + (W - L - R) / 2, H - 8)
@@ -719,8 +762,8 @@ local function chart(el)
   if metric == "vs_cub" then entries[#entries + 1] = { "ceiling", "as fast as CUB" } end
   local lx, ly = L, H + 10
   for _, e in ipairs(entries) do
-    local w = 44 + 8.2 * #e[2]
-    if lx + w > W and lx > L then lx, ly = L, ly + 24 end
+    local w = 44 + 9.8 * #e[2]
+    if lx + w > W and lx > L then lx, ly = L, ly + 26 end
     add('<line class="line %s" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#777"/>', e[1], lx, ly - 5, lx + 26, ly - 5)
     add('<text class="legend" x="%.1f" y="%.1f">%s</text>', lx + 32, ly, esc(e[2]))
     lx = lx + w
@@ -729,6 +772,7 @@ local function chart(el)
   add('<text class="axis" x="%d" y="%d" text-anchor="middle" transform="rotate(-90 %d %d)">%s</text>',
       16, T + (H - T - B) / 2, 16, T + (H - T - B) / 2, metric == "gbps" and "GB/s" or "speed vs CUB")
   add('</svg>')
+  if cfg.md then return chart_file(out, title, ly + 12) end
   local cap = pandoc.Plain(markdown(title)[1].content)
   return pandoc.Div({ pandoc.RawBlock("html", "<figure class=\"chart\">" .. table.concat(out, "\n")),
                       pandoc.RawBlock("html", "<figcaption>"), cap, pandoc.RawBlock("html", "</figcaption></figure>") },
@@ -809,6 +853,7 @@ end
 
 local function href(name)
   if cfg.page == "course" then return "#" .. name end
+  if cfg.md then return name == "index" and "README.md" or (name .. ".md") end
   return name .. ".html"
 end
 
@@ -851,6 +896,101 @@ local handlers = {
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
     if el.classes:includes("include-markdown") then return include_markdown(el) end
+  end,
+}
+
+-- ---- links to the answers -------------------------------------------------------
+-- A chapter links to an answer as ../answers/FILE, which is right from docs/
+-- and from course/. The HTML pages have a page per answer beside them:
+-- answers/NAME.cu.html for a program, answers/NAME.html for a Markdown answer.
+local function answer_href(target)
+  local file, frag = target:match("^%.%./answers/([^#]+)(.*)$")
+  if not file or cfg.md then return nil end
+  local page = file:match("^(.*)%.md$")
+  return "answers/" .. (page or file) .. ".html" .. frag
+end
+
+-- ---- course/: the chapters as Markdown ---------------------------------------------
+-- A heading's anchor as GitHub makes it: lower case, punctuation dropped,
+-- spaces to hyphens, a repeated anchor numbered -1, -2, ...
+local function github_slug(text, seen)
+  -- Typographic punctuation is dropped too (Pandoc makes ' into ’).
+  for _, p in ipairs({ "’", "‘", "“", "”", "–", "—", "…", "×", "·" }) do text = text:gsub(p, "") end
+  local slug = text:lower():gsub("[^%w%s%-_\128-\255]", ""):gsub("%s", "-")
+  local base, k = slug, 0
+  while seen[slug] do k = k + 1; slug = base .. "-" .. k end
+  seen[slug] = true
+  return slug
+end
+
+-- Pandoc's identifier of each heading of a chapter -> GitHub's anchor for it.
+local anchor_cache = {}
+local function anchors(name)
+  if anchor_cache[name] then return anchor_cache[name] end
+  local map, seen = {}, {}
+  local function headers(blocks)
+    for _, b in ipairs(blocks) do
+      if b.t == "Header" then map[b.identifier] = github_slug(stringify(b.content), seen)
+      elseif b.t == "Div" and b.classes:includes("include-markdown") then
+        local path = b.attributes["file"] or ""
+        if path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
+        local text = read_file(path)
+        if text then
+          local inc = {}
+          for _, x in ipairs(pandoc.read(text, "markdown").blocks) do
+            if not (x.t == "Header" and x.level == 1) then inc[#inc + 1] = x end
+          end
+          headers(inc)
+        end
+      elseif b.t == "Div" then headers(b.content) end
+    end
+  end
+  headers(chapter_meta(name).doc.blocks)
+  anchor_cache[name] = map
+  return map
+end
+
+local function md_link(target)
+  local page, frag = target:match("^([%w_]+)%.html#(.+)$")
+  if not page then page = target:match("^([%w_]+)%.html$") end
+  if not page then frag = target:match("^#(.+)$") end
+  if page == "index" then return "README.md" end
+  if page then
+    local file = cfg.docs .. "/" .. page .. ".md"
+    if not read_file(file) then return target end
+    if not frag then return page .. ".md" end
+    return page .. ".md#" .. (anchors(page)[frag] or frag)
+  end
+  if frag then return "#" .. (anchors(cfg.chapter)[frag] or frag) end
+  -- Figures live in docs/figures/, beside the chapters' sources.
+  if target:match("^figures/") then return "../" .. cfg.docs .. "/" .. target end
+  return target
+end
+
+-- What Markdown cannot say, said plainly: no divs or spans, exercises as
+-- quotes, 2^24 for a superscript, links and images that work from course/.
+local md_final = {
+  Div = function(el)
+    if el.classes:includes("web-only") then return {} end
+    if el.classes:includes("exercise") then return pandoc.BlockQuote(el.content) end
+    return el.content
+  end,
+  Span = function(el) return el.content end,
+  Superscript = function(el)
+    return pandoc.Str("^" .. stringify(el.content))
+  end,
+  Link = function(el) el.target = md_link(el.target); return el end,
+  Image = function(el) el.src = md_link(el.src); return el end,
+}
+
+-- Other files of the repository (../bench/tune.cu, ../results/...) are
+-- reached from the pages through repo-root, the way back from DOCS_OUT.
+local html_final = {
+  Link = function(el)
+    local a = answer_href(el.target)
+    if a then el.target = a
+    elseif el.target:match("^%.%./") then el.target = cfg.repo .. "/" .. el.target:sub(4) end
+    return el
   end,
 }
 
@@ -903,6 +1043,45 @@ local function build_course(doc)
   return doc
 end
 
+-- ---- a page for one answer -----------------------------------------------------
+-- With chapter = "answer" and answer-file = answers/NAME: the program, whole,
+-- or a Markdown answer rendered. The page sits in answers/ beside the chapters.
+local function answer_page(doc)
+  local path = stringify(doc.meta["answer-file"] or "")
+  local text = read_file(path)
+  if not text then error("answer: cannot read '" .. path .. "'", 0) end
+  local blocks = {}
+  if path:match("%.md$") then
+    local adoc = pandoc.read(text, "markdown")
+    for _, b in ipairs(adoc.blocks) do
+      if b.t == "Header" and b.level == 1 and not doc.meta.title then
+        doc.meta.title = b.content
+      elseif not (b.t == "Header" and b.level == 1) then
+        blocks[#blocks + 1] = b
+      end
+    end
+  else
+    local lang = path:match("%.sh$") and "bash" or "cpp"
+    blocks[1] = pandoc.Para({ pandoc.Str("The answer as a program: "), pandoc.Code(path),
+      pandoc.Str(", built by "), pandoc.Code("make answers"), pandoc.Str(" into "),
+      pandoc.Code("build/answers/"), pandoc.Str(".") })
+    blocks[2] = pandoc.CodeBlock(text:gsub("%s+$", ""), pandoc.Attr("", { lang }))
+  end
+  if not doc.meta.title then doc.meta.title = pandoc.MetaInlines({ pandoc.Str(path) }) end
+  doc.meta.pagetitle = stringify(doc.meta.title)
+  doc.meta["home-href"] = "../index.html"
+  -- A Markdown answer links to its neighbours in answers/ by name: on the
+  -- HTML pages, those are the neighbours' pages.
+  doc.blocks = walk(blocks, { Link = function(el)
+    local t = el.target
+    if not t:match("[/:#]") and read_file("answers/" .. t) then
+      el.target = answer_href("../answers/" .. t):gsub("^answers/", "")
+    end
+    return el
+  end })
+  return doc
+end
+
 -- ---- the filter -------------------------------------------------------------------
 function Pandoc(doc)
   local m = doc.meta
@@ -912,6 +1091,9 @@ function Pandoc(doc)
   cfg.results = words(m["results-dirs"] and stringify(m["results-dirs"]) or "")
   cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
+  cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
+  cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
+  cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."
 
   -- Where this page sits in the course, for the links at its top and bottom.
   local function link(name, title)
@@ -932,7 +1114,13 @@ function Pandoc(doc)
   if m.summary then m["summary-text"] = stringify(m.summary) end
   doc.meta = m
 
-  if cfg.page == "course" then return build_course(doc) end
+  if cfg.page == "answer" then return answer_page(doc) end
+  if cfg.page == "course" then
+    doc = build_course(doc)
+    doc.blocks = walk(doc.blocks, html_final)
+    return doc
+  end
   doc.blocks = walk(doc.blocks, handlers)
+  doc.blocks = walk(doc.blocks, cfg.md and md_final or html_final)
   return doc
 end
