@@ -138,10 +138,21 @@ test:
 # other fragments add to SANITIZE_EXTRA (needs a GPU).
 SANITIZE_N := 1,1000,2^20+3
 SANITIZE_EXTRA ?=
+# A target that needs a tool says so in one line, and that nothing was done.
+NO_GPU_MSG = ./step00 --check-only --n 1 >/dev/null 2>&1 || { \
+    echo "make $@: no usable GPU here ($$(./step00 --check-only --n 1 2>&1 >/dev/null | head -1)); nothing was checked" >&2; exit 1; }
+ifeq ($(shell command -v compute-sanitizer 2>/dev/null),)
+sanitize:
+	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2
+	@exit 1
+else
 sanitize: $(STEPS) $(SANITIZE_EXTRA)
+	@$(NO_GPU_MSG)
 	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS) $(SANITIZE_EXTRA)
+endif
 
 # Nsight Compute on one step: time, DRAM throughput, occupancy, top stalls.
+# (make profile is the same thing under the name other tutorials use.)
 STEP  ?= 03
 NCU_N ?= 2^24
 NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
@@ -151,9 +162,16 @@ NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained
 comma := ,
 empty :=
 space := $(empty) $(empty)
-ncu: step$(STEP)
+ifeq ($(shell command -v ncu 2>/dev/null),)
+ncu profile:
+	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2
+	@exit 1
+else
+ncu profile: step$(STEP)
+	@$(NO_GPU_MSG)
 	ncu --clock-control none --metrics $(subst $(space),$(comma),$(strip $(NCU_METRICS))) \
 	    ./step$(STEP) --n '$(NCU_N)' --check-only
+endif
 
 # The machine code of one step, float and exact, with loads, shuffles, REDUX,
 # barriers, atomics and fences marked.
@@ -168,24 +186,35 @@ print-steps:
 clean:
 	rm -rf $(BUILD) $(STEPS)
 
+# Every target the README names; (GPU) marks those that need one to do anything.
 help:
-	@echo "make [all]          steps 00-07 as ./step00 ... ./step07 (float)"
-	@echo "make stepNN         one step, e.g. make step03 && ./step03"
-	@echo "make exact          the uint32 builds, in $(BUILD)/exact/"
-	@echo "make test           all tests this machine can run (GPU tests need a GPU)"
-	@echo "make sanitize       compute-sanitizer memcheck, racecheck, synccheck, initcheck"
-	@echo "make docs           the course text, in build/docs/ (needs Pandoc)"
-	@echo "make answers        the exercise answers, in build/answers/"
-	@echo "make test-large     every step at n = 2^31+7, 3*2^30 and 2^32+3 (GPU)"
-	@echo "make stress         every step back to back for 10 s each, checked throughout (GPU)"
-	@echo "make faults         device faults reported clearly (GPU); make hygiene: host sanitizers, fuzzing, lint"
-	@echo "make compare        every step and CUB side by side on this GPU (results/<gpu>/)"
-	@echo "make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
-	@echo "make readme-table   regenerate README.md's step table from results/"
-	@echo "make sass STEP=04   the step's machine code, with the instructions that matter marked"
-	@echo "make ncu STEP=06    Nsight Compute: time, DRAM throughput, occupancy, stall reasons"
-	@echo "make clean          remove what the build made"
-	@echo "ARCH=sm_90          build for one architecture (default: this GPU, or all)"
+	@echo "Build"
+	@echo "  make [all]          steps 00-07 as ./step00 ... ./step07 (float); make -j for speed"
+	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
+	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
+	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"
+	@echo "  make bench          the CUB baseline and the bandwidth ceiling, in $(BUILD)/bench/"
+	@echo "  make clean          remove what the build made"
+	@echo "  ARCH=sm_90          build for one GPU architecture only (default: this machine's GPU,"
+	@echo "                      or, with none, every architecture the toolkit knows)"
+	@echo "Tests"
+	@echo "  make test           every test this machine can run; V=1 lists each test,"
+	@echo "                      T=unit (or build, host, docs, gpu, cli, ...) runs one tier or group"
+	@echo "  make sanitize       (GPU) compute-sanitizer memcheck, racecheck, synccheck, initcheck"
+	@echo "  make test-large     (GPU) every step at n = 2^31+7, 3*2^30 and 2^32+3"
+	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"
+	@echo "  make faults         (GPU) device faults reported clearly"
+	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
+	@echo "Measure and look inside"
+	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
+	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
+	@echo "  make readme-table   regenerate README.md's step table from results/"
+	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
+	@echo "                      (make ncu is the same)"
+	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
+	@echo "The course text"
+	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
+	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra print-steps ncu sass clean help FORCE
+.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra print-steps ncu profile sass clean help FORCE

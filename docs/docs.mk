@@ -95,37 +95,37 @@ endif
 
 $(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	$(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
 $(DOCS_OUT)/answers/%.html: answers/% $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	$(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
 
 $(DOCS_OUT)/style.css: docs/style.css
 	@mkdir -p $(@D)
-	cp $< $@
+	@cp $< $@
 
 $(DOCS_OUT)/figures/%.svg: docs/figures/%.svg
 	@mkdir -p $(@D)
-	cp $< $@
+	@cp $< $@
 
 $(DOCS_OUT)/results/%.svg: $(RESULTS)/%.svg
 	@mkdir -p $(@D)
-	cp $< $@
+	@cp $< $@
 
 DOCS_ASSETS := $(DOCS_OUT)/style.css $(DOCS_FIGURES) $(DOCS_PLOTS)
 
 $(DOCS_OUT)/%.html: docs/%.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	$(PANDOC) $(DOCS_FLAGS) --toc --toc-depth 2 --css style.css --metadata chapter=$* -o $@ $<
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --toc --toc-depth 2 --css style.css --metadata chapter=$* -o $@ $<
 
 $(DOCS_OUT)/index.html: docs/index.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	$(PANDOC) $(DOCS_FLAGS) --css style.css --metadata chapter=index -o $@ $<
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css style.css --metadata chapter=index -o $@ $<
 
 # One file with everything in it (style, figures, plots), to read offline.
 $(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGURES) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	$(PANDOC) $(DOCS_FLAGS) $(DOCS_EMBED) --resource-path $(DOCS_OUT) --css $(DOCS_OUT)/style.css \
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) $(DOCS_EMBED) --resource-path $(DOCS_OUT) --css $(DOCS_OUT)/style.css \
 	    --metadata chapter=course -o $@ $<
 
 print-course-inputs:

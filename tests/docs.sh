@@ -12,6 +12,8 @@
 #                       changed since (course/sources.sha256)
 #   docs/course-links   every link, image and anchor in course/*.md resolves,
 #                       and no template syntax is left in it
+#   docs/readme         every link in README.md resolves, and its list of options
+#                       is the one ./step03 --help prints
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly
 #   docs/numbers        no measured number typed by hand in the chapters
@@ -69,6 +71,18 @@ check docs/exercises $CHECK exercises $CHAPTERS
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
 check docs/course-links $CHECK mdlinks course
+check docs/readme-links $CHECK mdlinks .
+if [ -x ./step03 ]; then
+    want=$(./step03 --help | grep -oE '^  --[a-z-]+' | tr -d ' ' | grep -v -e --help | sort)
+    have=$(grep -oE '^    --[a-z-]+' README.md | tr -d ' ' | sort)
+    if [ "$want" = "$have" ]; then
+        pass "docs/readme-options ($(echo $have | wc -w) options, as --help lists them)"
+    else
+        fail docs/readme-options "README.md lists '$(echo $have)', ./step03 --help '$(echo $want)'"
+    fi
+else
+    fail docs/readme-options "./step03 is not built"
+fi
 
 # The checks themselves must catch what they are for.
 tmp=$(mktemp -d)
@@ -140,8 +154,9 @@ else
     pass docs/self-test/filter-diff
 fi
 
-# The real build: every page, the single-file course, no warnings.
-if $MAKE docs-clean >/dev/null && $MAKE docs >"$LOGS/docs_build.log" 2>&1; then
+# The real build: every page, the single-file course, no warnings (course/
+# goes to build/: a test does not rewrite the committed one).
+if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LOGS/docs_build.log" 2>&1; then
     if grep -q "WARNING" "$LOGS/docs_build.log"; then
         fail docs/build "$(grep -m3 WARNING "$LOGS/docs_build.log" | tr '\n' ' ')"
     else
@@ -175,7 +190,7 @@ fi
 
 # A fixture of results: the tables, the inline numbers and the plots appear.
 out=build/docs-fixture
-if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixtures/results DOCS_OUT=$out >"$LOGS/docs_fixture.log" 2>&1; then
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixtures/results DOCS_OUT=$out COURSE_DIR=$out/course >"$LOGS/docs_fixture.log" 2>&1; then
     missing=
     for page in $out/[0-9][0-9]_*.html $out/comparison.html; do
         grep -q '<table' "$page" || missing="$missing $(basename "$page"):table"
@@ -196,7 +211,7 @@ fi
 
 # No results at all (a fresh clone before `make compare`): builds, and says so.
 out=build/docs-empty
-if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=build/no-such-results DOCS_OUT=$out COURSE_DIR=$out/course >"$LOGS/docs_empty.log" 2>&1; then
     if grep -q 'No measured results' $out/03_*.html; then
         pass docs/no-results
     else
