@@ -862,7 +862,10 @@ local function chapter_list()
   for _, name in ipairs(cfg.chapters) do
     local m = chapter_meta(name)
     local item = { pandoc.Plain({ pandoc.Link({ pandoc.Str(m.title) }, href(name)) }) }
-    if m.summary_inlines then
+    if m.summary_inlines and cfg.md then
+      -- A paragraph of its own, so that Markdown does not run it into the link.
+      item = { pandoc.Para(item[1].content), pandoc.Para(m.summary_inlines) }
+    elseif m.summary_inlines then
       item[#item + 1] = pandoc.Div({ pandoc.Plain(m.summary_inlines) }, pandoc.Attr("", { "summary" }))
     end
     items[#items + 1] = item
