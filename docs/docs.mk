@@ -33,8 +33,11 @@ DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.sv
 
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_TEMPLATE := docs/template.html
-# Anything a page can quote: the steps, the measurements, the other chapters' titles.
-DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(wildcard $(RESULTS)/NOTES.md) \
+# Anything a page can quote: the steps, every other file a chapter includes,
+# the measurements, the other chapters' titles.
+DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
+DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
+                 $(wildcard $(RESULTS)/NOTES.md) \
                  $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
