@@ -1,203 +1,20 @@
-/* harness.c: run_step() and everything it asks of the GPU.
+/* harness.c: run_step(), one run of a step and its checks.
  *
- *   failing clearly     cuda_check, device_fail
- *   the device          open_device
- *   timing              the gate, time_runs
  *   one run             run_one: allocate, draw, check, time, report
  *   run_step            arguments, then every size and seed
+ *
+ * The other parts of the harness are beside it: device.c (the GPU, and
+ * failing clearly), timing.c (timing device work), args.c, data.c, report.c.
  */
-#define _POSIX_C_SOURCE 200809L    /* clock_gettime, nanosleep: POSIX, not C11 */
+#define _POSIX_C_SOURCE 200809L    /* clock_gettime: POSIX, not C11 */
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "parts.h"
 
-static const char *g_step = "reduce";       /* names the program in messages */
-
-/* ---- the gate ---------------------------------------------------------------
- * To time device work only, the host must queue the runs faster than the GPU
- * finishes them; otherwise the GPU idles between launches and the events
- * measure the host. So each batch of timed runs queues behind a host function
- * that waits until the whole batch is queued, then lets the stream go. */
-typedef struct { atomic_int open; } gate_t;
-static gate_t g_gate = { 1 };
-
-static void CUDART_CB gate_wait(void *arg)
-{
-    gate_t *gate = (gate_t *)arg;
-    struct timespec start, now, pause = { 0, 20000 };
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    while (!atomic_load(&gate->open)) {
-        nanosleep(&pause, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - start.tv_sec > 60) break;    /* never hold the GPU forever */
-    }
-}
-
-/* ---- failing clearly -------------------------------------------------------- */
-static const char *hint(cudaError_t err)
-{
-    switch (err) {
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorUnsupportedPtxVersion:
-        return " (this program was built for another GPU: rebuild with 'make clean && make')";
-    case cudaErrorCooperativeLaunchTooLarge:
-        return " (a cooperative launch may use only as many blocks as fit on the GPU at once)";
-    case cudaErrorMemoryAllocation:
-        return " (the GPU is out of memory)";
-    default:
-        return "";
-    }
-}
-
-static void die(int code)
-{
-    atomic_store(&g_gate.open, 1);     /* let a waiting stream go before exiting */
-    fflush(stdout);
-    exit(code);
-}
-
-/* Errors that only a kernel can cause. A kernel that faults spoils the
- * context, and its error comes back from whichever CUDA call is next, which
- * is rarely the one to blame: say that the GPU work failed. */
-static int kernel_fault(cudaError_t err)
-{
-    switch (err) {
-    case cudaErrorIllegalAddress: case cudaErrorLaunchTimeout: case cudaErrorAssert:
-    case cudaErrorHardwareStackError: case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc: case cudaErrorLaunchFailure:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-void cuda_check(cudaError_t err, const char *what, const char *file, int line)
-{
-    if (err == cudaSuccess) return;
-    if (kernel_fault(err))
-        fprintf(stderr, "%s: the step's GPU work failed (reported by %s at %s:%d): %s (%s)\n",
-                g_step, what, file, line, cudaGetErrorString(err), cudaGetErrorName(err));
-    else
-        fprintf(stderr, "%s: %s failed at %s:%d: %s (%s)%s\n", g_step, what, file, line,
-                cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
-    die(EXIT_DEVICE);
-}
-
-void device_fail(const char *why)
-{
-    fprintf(stderr, "%s: %s\n", g_step, why);
-    die(EXIT_DEVICE);
-}
-
-/* Kernel faults surface at the next synchronisation: name the step there. */
-static void sync_or_fail(cudaStream_t stream, const char *when)
-{
-    cudaError_t err = cudaStreamSynchronize(stream);
-    if (err == cudaSuccess) err = cudaGetLastError();
-    if (err != cudaSuccess) {
-        fprintf(stderr, "%s: the step's GPU work failed %s: %s (%s)%s\n", g_step, when,
-                cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
-        die(EXIT_DEVICE);
-    }
-}
-
-static void human_gb(char *buf, size_t len, double bytes) { snprintf(buf, len, "%.2f GB", bytes / 1e9); }
-
-static void *device_alloc(size_t bytes, const char *what)
-{
-    void *p = NULL;
-    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
-    if (err != cudaSuccess) {
-        size_t free_b = 0, total_b = 0;
-        cudaMemGetInfo(&free_b, &total_b);
-        char need[32], have[32];
-        human_gb(need, sizeof need, (double)bytes);
-        human_gb(have, sizeof have, (double)free_b);
-        fprintf(stderr, "%s: could not allocate %zu bytes (%s) for %s: %s; %zu bytes (%s) free\n",
-                g_step, bytes, need, what, cudaGetErrorString(err), free_b, have);
-        die(EXIT_DEVICE);
-    }
-    return p;
-}
-
-/* ---- the device ------------------------------------------------------------- */
-typedef struct {
-    int id;
-    char name[256];
-    int cc_major, cc_minor;
-    int sm_count;
-    int l2_bytes;
-    int max_grid_x;
-    double peak_gbps;    /* nominal, 0 if the driver does not say */
-} device_t;
-
-static int attribute(enum cudaDeviceAttr attr, int dev)
-{
-    int v = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, dev));
-    return v;
-}
-
-static void open_device(device_t *d)
-{
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err == cudaErrorInsufficientDriver) {
-        int drv = 0, rt = 0;
-        cudaDriverGetVersion(&drv);
-        cudaRuntimeGetVersion(&rt);
-        if (drv == 0)
-            fprintf(stderr, "%s: no NVIDIA driver found: this program needs an NVIDIA GPU "
-                    "and its driver\n", g_step);
-        else
-            fprintf(stderr, "%s: the NVIDIA driver supports CUDA %d.%d, but this program was "
-                    "built with CUDA %d.%d: update the driver\n", g_step, drv / 1000,
-                    drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
-        die(EXIT_DEVICE);
-    }
-    if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
-        const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-        fprintf(stderr, "%s: no CUDA GPU found%s\n", g_step,
-                cvd ? " (CUDA_VISIBLE_DEVICES is set: does it name a GPU?)" : "");
-        die(EXIT_DEVICE);
-    }
-    if (err != cudaSuccess) {
-        fprintf(stderr, "%s: cannot use the GPU: %s (%s)\n", g_step, cudaGetErrorString(err),
-                cudaGetErrorName(err));
-        die(EXIT_DEVICE);
-    }
-
-    d->id = 0;
-    CUDA_CHECK(cudaSetDevice(d->id));
-    struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, d->id));
-    snprintf(d->name, sizeof d->name, "%s", prop.name);
-    d->cc_major = attribute(cudaDevAttrComputeCapabilityMajor, d->id);
-    d->cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, d->id);
-    d->sm_count = attribute(cudaDevAttrMultiProcessorCount, d->id);
-    d->l2_bytes = attribute(cudaDevAttrL2CacheSize, d->id);
-    d->max_grid_x = attribute(cudaDevAttrMaxGridDimX, d->id);
-    /* Nominal peak: memory clock (kHz) x 2 transfers per clock x bus width in
-     * bytes. CUDA 13 dropped these from cudaDeviceProp; the attributes stay. */
-    double clock_khz = attribute(cudaDevAttrMemoryClockRate, d->id);
-    double bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, d->id);
-    d->peak_gbps = 2.0 * clock_khz * 1e3 * (bus_bits / 8) / 1e9;
-
-    if (d->cc_major * 10 + d->cc_minor < 75) {
-        fprintf(stderr, "%s: %s has compute capability %d.%d; this course needs 7.5 or newer\n",
-                g_step, d->name, d->cc_major, d->cc_minor);
-        die(EXIT_DEVICE);
-    }
-}
-
 /* ---- one run ---------------------------------------------------------------- */
-#define BATCH 16                 /* timed runs queued behind one gate */
 #define STAGE ((size_t)1 << 24)  /* elements drawn on the CPU per copy to the GPU */
 #define SLOW_RUN_S 0.1           /* above this, automatic --reps shrinks */
 #define POISON 0xFF              /* every byte: a float NaN, or 0xFFFFFFFF */
@@ -247,38 +64,6 @@ static void fill_input(elem_t *d_in, size_t n, uint64_t seed, reference_t *ref, 
         CUDA_CHECK(cudaStreamSynchronize(stream));    /* before h_stage is drawn again */
     }
     CUDA_CHECK(cudaFreeHost(h_stage));
-}
-
-void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
-                      cudaStream_t stream)
-{
-    cudaEvent_t start[BATCH], stop[BATCH];
-    for (int j = 0; j < BATCH; j++) {
-        CUDA_CHECK(cudaEventCreate(&start[j]));
-        CUDA_CHECK(cudaEventCreate(&stop[j]));
-    }
-    for (int b = 0; b < reps; b += BATCH) {
-        int m = reps - b < BATCH ? reps - b : BATCH;
-        atomic_store(&g_gate.open, 0);
-        CUDA_CHECK(cudaLaunchHostFunc(stream, gate_wait, &g_gate));
-        for (int j = 0; j < m; j++) {
-            if (prepare) prepare(ctx, b + j, stream);
-            CUDA_CHECK(cudaEventRecord(start[j], stream));
-            timed(ctx, b + j, stream);
-            CUDA_CHECK(cudaEventRecord(stop[j], stream));
-        }
-        atomic_store(&g_gate.open, 1);
-        sync_or_fail(stream, "during the timed runs");
-        for (int j = 0; j < m; j++) {
-            float ms = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, start[j], stop[j]));
-            us[b + j] = ms * 1e3;
-        }
-    }
-    for (int j = 0; j < BATCH; j++) {
-        CUDA_CHECK(cudaEventDestroy(start[j]));
-        CUDA_CHECK(cudaEventDestroy(stop[j]));
-    }
 }
 
 /* What one timed run of a step needs. Run r reads input copy (r + 1) % copies
@@ -342,16 +127,6 @@ static void determinism(const elem_t *h, int runs, int *distinct, double *spread
     }
     *spread = ulp_distance(lo, hi);
 #endif
-}
-
-static void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev)
-{
-    char need_s[32], free_s[32];
-    human_gb(need_s, sizeof need_s, (double)need);
-    human_gb(free_s, sizeof free_s, (double)free_b);
-    fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
-            "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, dev->name);
-    die(EXIT_DEVICE);
 }
 
 static int run_one(const step_t *step, const options_t *opt, const device_t *dev,

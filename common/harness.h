@@ -5,10 +5,17 @@
  *
  *     int main(int argc, char **argv) { return run_step(argc, argv, &step); }
  *
- * The harness (harness.c and its parts beside it) then parses the arguments,
- * queries the GPU, draws the input from a seed, computes an exact reference
- * sum on the CPU, poisons the output, runs and checks the step, times it and
- * prints one report line per run.
+ * The harness then parses the arguments, queries the GPU, draws the input
+ * from a seed, computes an exact reference sum on the CPU, poisons the
+ * output, runs and checks the step, times it and prints one report line per
+ * run. One file per part:
+ *
+ *   harness.c  run_step(): every size and seed, one run and its checks
+ *   device.c   the GPU, and failing clearly (CUDA_CHECK, device_fail)
+ *   timing.c   timing device work with events
+ *   args.c     the options and their errors
+ *   data.c     the input, the exact reference sum, the error bound
+ *   report.c   the report line, human and CSV
  *
  * Contents
  *   1. elem_t: float, or unsigned int in the exact build

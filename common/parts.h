@@ -1,8 +1,10 @@
-/* parts.h: the harness's inner pieces, shared by harness.c and the unit tests.
- * Steps include harness.h only.
+/* parts.h: the harness's inner pieces, shared by its files and the unit
+ * tests. Steps include harness.h only.
  *
  *   args.c    options and their errors (no GPU needed)
  *   data.c    the input, the exact reference sum, the error bound
+ *   device.c  the GPU, and failing clearly
+ *   timing.c  timing device work
  *   report.c  the report line, human and CSV
  */
 #ifndef PARTS_H
@@ -79,7 +81,31 @@ double error_bound(double depth, double abs_sum);
 /* Distance between two floats in units in the last place (0 if equal). */
 double ulp_distance(float a, float b);
 
-/* ---- harness.c ----------------------------------------------------------- */
+/* ---- device.c ------------------------------------------------------------ */
+typedef struct {
+    int id;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    int l2_bytes;
+    int max_grid_x;
+    double peak_gbps;    /* nominal, 0 if the driver does not say */
+} device_t;
+
+extern const char *g_step;     /* the program's name, first in every message */
+
+/* Opens the GPU (the first one CUDA lists) or stops with one clear line. */
+void open_device(device_t *d);
+/* Ends the program with this exit status, releasing a waiting stream first. */
+void die(int code);
+/* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
+void sync_or_fail(cudaStream_t stream, const char *when);
+/* cudaMalloc, or stop saying how much was needed and how much is free. */
+void *device_alloc(size_t bytes, const char *what);
+/* Stops: n needs more GPU memory than is free. */
+void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev);
+
+/* ---- timing.c ------------------------------------------------------------ */
 /* Times reps runs of timed(ctx, r, stream), each between two CUDA events, and
  * stores each run's device time in us[r] (microseconds). prepare (may be NULL)
  * runs before each start event, untimed. Runs are queued in batches behind a
@@ -87,6 +113,8 @@ double ulp_distance(float a, float b);
 typedef void (*work_fn)(void *ctx, int r, cudaStream_t stream);
 void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
                       cudaStream_t stream);
+/* Opens the gate, so that a stream waiting behind it goes on (before exiting). */
+void gate_release(void);
 
 /* ---- report.c ------------------------------------------------------------ */
 typedef struct {
