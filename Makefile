@@ -36,7 +36,7 @@ GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
 endif
 
 # ---- the harness, built once per element type --------------------------------
-HARNESS    := harness device timing args data report
+HARNESS    := harness check device timing args data report
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/harness.h common/parts.h

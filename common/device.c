@@ -31,7 +31,7 @@ static const char *hint(cudaError_t err)
     }
 }
 
-void die(int code)
+void exit_cleanly(int code)
 {
     gate_release();                    /* let a waiting stream go before exiting */
     fflush(stdout);
@@ -63,13 +63,13 @@ void cuda_check(cudaError_t err, const char *what, const char *file, int line)
     else
         fprintf(stderr, "%s: %s failed at %s:%d: %s (%s)%s\n", g_step, what, file, line,
                 cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
-    die(EXIT_DEVICE);
+    exit_cleanly(EXIT_DEVICE);
 }
 
 void device_fail(const char *why)
 {
     fprintf(stderr, "%s: %s\n", g_step, why);
-    die(EXIT_DEVICE);
+    exit_cleanly(EXIT_DEVICE);
 }
 
 /* Kernel faults surface at the next synchronisation: name the step there. */
@@ -80,7 +80,7 @@ void sync_or_fail(cudaStream_t stream, const char *when)
     if (err != cudaSuccess) {
         fprintf(stderr, "%s: the step's GPU work failed %s: %s (%s)%s\n", g_step, when,
                 cudaGetErrorString(err), cudaGetErrorName(err), hint(err));
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
 }
 
@@ -98,7 +98,7 @@ void *device_alloc(size_t bytes, const char *what)
         human_gb(have, sizeof have, (double)free_b);
         fprintf(stderr, "%s: could not allocate %zu bytes (%s) for %s: %s; %zu bytes (%s) free\n",
                 g_step, bytes, need, what, cudaGetErrorString(err), free_b, have);
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
     return p;
 }
@@ -110,7 +110,7 @@ void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev)
     human_gb(free_s, sizeof free_s, (double)free_b);
     fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
             "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, dev->name);
-    die(EXIT_DEVICE);
+    exit_cleanly(EXIT_DEVICE);
 }
 
 /* ---- the device ------------------------------------------------------------- */
@@ -136,18 +136,18 @@ void open_device(device_t *d)
             fprintf(stderr, "%s: the NVIDIA driver supports CUDA %d.%d, but this program was "
                     "built with CUDA %d.%d: update the driver\n", g_step, drv / 1000,
                     drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
     if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
         const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
         fprintf(stderr, "%s: no CUDA GPU found%s\n", g_step,
                 cvd ? " (CUDA_VISIBLE_DEVICES is set: does it name a GPU?)" : "");
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
     if (err != cudaSuccess) {
         fprintf(stderr, "%s: cannot use the GPU: %s (%s)\n", g_step, cudaGetErrorString(err),
                 cudaGetErrorName(err));
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
 
     d->id = 0;
@@ -169,6 +169,6 @@ void open_device(device_t *d)
     if (d->cc_major * 10 + d->cc_minor < 75) {
         fprintf(stderr, "%s: %s has compute capability %d.%d; this course needs 7.5 or newer\n",
                 g_step, d->name, d->cc_major, d->cc_minor);
-        die(EXIT_DEVICE);
+        exit_cleanly(EXIT_DEVICE);
     }
 }

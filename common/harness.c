@@ -1,10 +1,11 @@
-/* harness.c: run_step(), one run of a step and its checks.
+/* harness.c: run_step(), and one run of a step.
  *
- *   one run             run_one: allocate, draw, check, time, report
+ *   one run             run_one: plan, allocate, draw, run, time, check, report
  *   run_step            arguments, then every size and seed
  *
- * The other parts of the harness are beside it: device.c (the GPU, and
- * failing clearly), timing.c (timing device work), args.c, data.c, report.c.
+ * The other parts of the harness are beside it: check.c (is the result
+ * right?), device.c (the GPU, and failing clearly), timing.c (timing device
+ * work), args.c, data.c, report.c.
  */
 #define _POSIX_C_SOURCE 200809L    /* clock_gettime: POSIX, not C11 */
 #include <math.h>
@@ -23,26 +24,6 @@ static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Is one result right? For floats: finite and within the bound. */
-static int result_ok(elem_t got, const reference_t *ref, double bound, double *error)
-{
-#ifdef REDUCE_EXACT
-    *error = got == ref->u_sum ? 0 : 1;
-    (void)bound;
-    return got == ref->u_sum;
-#else
-    *error = fabs((double)got - reference_sum(ref));
-    return isfinite(got) && *error <= bound;
-#endif
-}
-
-static int all_zero(const unsigned char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (p[i]) return 0;
-    return 1;
 }
 
 /* Draws the input into d_in, STAGE elements at a time, and computes the
@@ -93,212 +74,178 @@ static void run_step_once(void *ctx, int r, cudaStream_t stream)
     c->step->reduce(in, c->d_slots + r, c->L, stream);
 }
 
-/* Counts distinct bit patterns among the results and their spread in ulps:
- * sorted copies of the bits, so that 100000 runs take milliseconds, not the
- * seconds that comparing every pair would. */
-static int compare_bits(const void *a, const void *b)
-{
-    uint32_t x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
-    return (x > y) - (x < y);
-}
+/* How one run is laid out: the launch, and the memory it needs. */
+typedef struct {
+    launch_t L;
+    size_t bytes;             /* of the input */
+    size_t stride;            /* bytes between input copies, each 256-aligned */
+    int copies;               /* of the input, so that timed runs outrun L2 */
+    int runs_max;             /* result slots: checked, warm-up, timed */
+    size_t scratch_bytes;
+} plan_t;
 
-static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
+/* Sizes the launch and checks that everything fits, or stops saying why:
+ * memory first (the clearest message), then the grid the step asks for. */
+static void plan_run(const step_t *step, const options_t *opt, const device_t *dev, size_t n,
+                     plan_t *p)
 {
-    _Static_assert(sizeof(elem_t) == sizeof(uint32_t), "compare_bits compares 32-bit elements");
-    *distinct = 0;
-    *spread = 0;
-    elem_t *sorted = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
-    if (!sorted) device_fail("out of host memory for the results");
-    memcpy(sorted, h, (size_t)runs * sizeof(elem_t));
-    qsort(sorted, (size_t)runs, sizeof(elem_t), compare_bits);
-    for (int i = 0; i < runs; i++)
-        if (i == 0 || compare_bits(&sorted[i], &sorted[i - 1]) != 0) (*distinct)++;
-    free(sorted);
-#ifndef REDUCE_EXACT
-    /* The widest pair is the smallest and the largest; a NaN is infinitely far. */
-    if (runs < 2) return;
-    float lo = h[0], hi = h[0];
-    for (int i = 1; i < runs; i++) {
-        if (isnan(h[i]) || isnan(lo)) { *spread = INFINITY; return; }
-        if (h[i] < lo) lo = h[i];
-        if (h[i] > hi) hi = h[i];
-    }
-    *spread = ulp_distance(lo, hi);
-#endif
-}
+    launch_t *L = &p->L;
+    memset(p, 0, sizeof *p);
+    L->n = n;
+    L->block = opt->block ? opt->block : step->default_block;
+    L->device = dev->id;
+    L->sm_count = dev->sm_count;
 
-static int run_one(const step_t *step, const options_t *opt, const device_t *dev,
-                   size_t n, uint64_t seed)
-{
-    launch_t L = { 0 };
-    L.n = n;
-    L.block = opt->block ? opt->block : step->default_block;
-    L.device = dev->id;
-    L.sm_count = dev->sm_count;
-
-    /* Memory first: a size that cannot fit is the clearest message. */
-    size_t bytes = n * sizeof(elem_t);
-    size_t stride = div_up(bytes, 256) * 256;                /* keeps each copy aligned */
+    p->bytes = n * sizeof(elem_t);
+    p->stride = div_up(p->bytes, 256) * 256;
     int max_reps = opt->check_only ? 0 : (opt->reps ? opt->reps : DEFAULT_REPS);
-    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)dev->l2_bytes, bytes); /* to outrun L2 */
-    int copies = (int)min_size(fresh, (size_t)(max_reps > 0 ? max_reps : 1));
-    int runs_max = max_reps + 2;                             /* checked, warm-up, timed */
+    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)dev->l2_bytes, p->bytes); /* to outrun L2 */
+    p->copies = (int)min_size(fresh, (size_t)(max_reps > 0 ? max_reps : 1));
+    p->runs_max = max_reps + 2;
 
     /* The input alone may not fit: say so before anything about the launch
      * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    size_t results_bytes = (size_t)runs_max * sizeof(elem_t);
+    size_t results_bytes = (size_t)p->runs_max * sizeof(elem_t);
     size_t margin = (size_t)1 << 20;
-    if ((size_t)copies * stride + results_bytes + margin > free_b)
-        memory_fail(n, (size_t)copies * stride + results_bytes + margin, free_b, dev);
+    if ((size_t)p->copies * p->stride + results_bytes + margin > free_b)
+        memory_fail(n, (size_t)p->copies * p->stride + results_bytes + margin, free_b, dev);
 
-    size_t grid = step->grid_size(&L);      /* always asked: it may check the device */
+    size_t grid = step->grid_size(L);       /* always asked: it may check the device */
     if (opt->grid) grid = (size_t)opt->grid;
     if (grid < 1) {
         fprintf(stderr, "%s: no block of %d threads fits on %s (the kernel needs too many "
                 "registers or too much shared memory); try a smaller --block\n",
-                g_step, L.block, dev->name);
-        die(EXIT_DEVICE);
+                g_step, L->block, dev->name);
+        exit_cleanly(EXIT_DEVICE);
     }
     if (grid > (size_t)dev->max_grid_x) {
         fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
-                "in a launch; use a larger --block\n", g_step, n, grid, L.block, dev->name,
+                "in a launch; use a larger --block\n", g_step, n, grid, L->block, dev->name,
                 dev->max_grid_x);
-        die(EXIT_USAGE);
+        exit_cleanly(EXIT_USAGE);
     }
-    L.grid = (int)grid;
-    size_t scratch_bytes = step->scratch_size ? step->scratch_size(&L) : 0;
+    L->grid = (int)grid;
+    p->scratch_bytes = step->scratch_size ? step->scratch_size(L) : 0;
 
-    size_t need = (size_t)copies * stride + scratch_bytes + step->state_bytes + results_bytes + margin;
+    size_t need = (size_t)p->copies * p->stride + p->scratch_bytes + step->state_bytes +
+                  results_bytes + margin;
     if (need > free_b) memory_fail(n, need, free_b, dev);
+}
 
-    cudaStream_t stream;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    elem_t *d_in = (elem_t *)device_alloc((size_t)copies * stride, "the input");
-    elem_t *d_slots = (elem_t *)device_alloc((size_t)runs_max * sizeof(elem_t), "the results");
-    L.scratch = scratch_bytes ? device_alloc(scratch_bytes, "the step's scratch") : NULL;
-    L.state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
-
-    reference_t ref;
-    fill_input(d_in, n, seed, &ref, stream);
-    for (int c = 1; c < copies; c++)
-        CUDA_CHECK(cudaMemcpyAsync((char *)d_in + (size_t)c * stride, d_in, bytes,
-                                   cudaMemcpyDeviceToDevice, stream));
-    if (L.state) CUDA_CHECK(cudaMemsetAsync(L.state, 0, step->state_bytes, stream));
-    /* Poison every result slot: a step that writes nothing leaves NaN. */
-    CUDA_CHECK(cudaMemsetAsync(d_slots, POISON, (size_t)runs_max * sizeof(elem_t), stream));
-
-    /* The checked run, which also loads the module, then a warm-up run whose
-     * time sets the automatic number of repetitions. */
+/* The checked run, which also loads the module, then (unless --check-only) a
+ * warm-up run whose time sets the automatic number of repetitions. Returns
+ * the number of runs made; *warm_ms is the last one's time. */
+static int first_runs(const step_t *step, const options_t *opt, plan_t *p, const elem_t *d_in,
+                      elem_t *d_slots, cudaStream_t stream, float *warm_ms)
+{
     cudaEvent_t t0, t1;
     CUDA_CHECK(cudaEventCreate(&t0));
     CUDA_CHECK(cudaEventCreate(&t1));
     int runs = opt->check_only ? 1 : 2;
     for (int r = 0; r < runs; r++) {
-        if (scratch_bytes) CUDA_CHECK(cudaMemsetAsync(L.scratch, POISON, scratch_bytes, stream));
+        if (p->scratch_bytes) CUDA_CHECK(cudaMemsetAsync(p->L.scratch, POISON, p->scratch_bytes, stream));
         CUDA_CHECK(cudaEventRecord(t0, stream));
-        step->reduce(d_in, d_slots + r, &L, stream);
+        step->reduce(d_in, d_slots + r, &p->L, stream);
         CUDA_CHECK(cudaEventRecord(t1, stream));
         sync_or_fail(stream, r == 0 ? "in the checked run" : "in the warm-up run");
     }
-    float warm_ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&warm_ms, t0, t1));
+    CUDA_CHECK(cudaEventElapsedTime(warm_ms, t0, t1));
+    CUDA_CHECK(cudaEventDestroy(t0));
+    CUDA_CHECK(cudaEventDestroy(t1));
+    return runs;
+}
 
+/* The timed runs, after the warm-up: --reps of them, or DEFAULT_REPS (fewer
+ * when one run is slow). Returns each run's time in µs; *reps says how many. */
+static double *timed_runs(const step_t *step, const options_t *opt, plan_t *p, const elem_t *d_in,
+                          elem_t *d_slots, cudaStream_t stream, float warm_ms, int *reps)
+{
+    int n = opt->reps;
+    if (n == 0) {
+        n = DEFAULT_REPS;
+        if (warm_ms * 1e-3 > SLOW_RUN_S) n = (int)fmax(3, fmin(DEFAULT_REPS, 2.0 / (warm_ms * 1e-3)));
+    }
+    double *us = (double *)calloc((size_t)n, sizeof *us);
+    if (!us) device_fail("out of host memory for the timings");
+    step_run_t ctx = { step, &p->L, p->scratch_bytes, d_in, p->stride / sizeof(elem_t), p->copies,
+                       d_slots + 2 };
+    time_device_work(poison_scratch, run_step_once, &ctx, n, us, stream);
+    *reps = n;
+    return us;
+}
+
+static void print_result(const options_t *opt, const result_t *res)
+{
+    char line[1024];
+    if (opt->csv) format_csv(line, sizeof line, res);
+    else format_report(line, sizeof line, res);
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+static int run_one(const step_t *step, const options_t *opt, const device_t *dev,
+                   size_t n, uint64_t seed)
+{
+    plan_t p;
+    plan_run(step, opt, dev, n, &p);
+    launch_t *L = &p.L;
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    elem_t *d_in = (elem_t *)device_alloc((size_t)p.copies * p.stride, "the input");
+    elem_t *d_slots = (elem_t *)device_alloc((size_t)p.runs_max * sizeof(elem_t), "the results");
+    L->scratch = p.scratch_bytes ? device_alloc(p.scratch_bytes, "the step's scratch") : NULL;
+    L->state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
+
+    reference_t ref;
+    fill_input(d_in, n, seed, &ref, stream);
+    for (int c = 1; c < p.copies; c++)
+        CUDA_CHECK(cudaMemcpyAsync((char *)d_in + (size_t)c * p.stride, d_in, p.bytes,
+                                   cudaMemcpyDeviceToDevice, stream));
+    if (L->state) CUDA_CHECK(cudaMemsetAsync(L->state, 0, step->state_bytes, stream));
+    /* Poison every result slot: a step that writes nothing leaves NaN. */
+    CUDA_CHECK(cudaMemsetAsync(d_slots, POISON, (size_t)p.runs_max * sizeof(elem_t), stream));
+
+    float warm_ms = 0;
+    int runs = first_runs(step, opt, &p, d_in, d_slots, stream, &warm_ms);
     int reps = 0;
     double *us = NULL;
     if (!opt->check_only) {
-        reps = opt->reps;
-        if (reps == 0) {
-            reps = DEFAULT_REPS;
-            if (warm_ms * 1e-3 > SLOW_RUN_S) reps = (int)fmax(3, fmin(DEFAULT_REPS, 2.0 / (warm_ms * 1e-3)));
-        }
-        us = (double *)calloc((size_t)reps, sizeof *us);
-        if (!us) device_fail("out of host memory for the timings");
-        step_run_t ctx = { step, &L, scratch_bytes, d_in, stride / sizeof(elem_t), copies, d_slots + 2 };
-        time_device_work(poison_scratch, run_step_once, &ctx, reps, us, stream);
+        us = timed_runs(step, opt, &p, d_in, d_slots, stream, warm_ms, &reps);
         runs = reps + 2;
     }
 
-    /* Check every run, and that the step left its state as it found it. */
+    /* Every run's result, and the step's state, back to the host. */
     elem_t *h_results = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
     unsigned char *h_state = (unsigned char *)malloc(step->state_bytes + 1);
     if (!h_results || !h_state) device_fail("out of host memory for the results");
     CUDA_CHECK(cudaMemcpyAsync(h_results, d_slots, (size_t)runs * sizeof(elem_t),
                                cudaMemcpyDeviceToHost, stream));
-    if (L.state) CUDA_CHECK(cudaMemcpyAsync(h_state, L.state, step->state_bytes,
-                                            cudaMemcpyDeviceToHost, stream));
+    if (L->state) CUDA_CHECK(cudaMemcpyAsync(h_state, L->state, step->state_bytes,
+                                             cudaMemcpyDeviceToHost, stream));
     sync_or_fail(stream, "copying the results back");
 
-    result_t res = { 0 };
-    res.step = step->name;
-    res.technique = step->technique;
-    res.device = dev->name;
-    res.n = n;
-    res.seed = seed;
-    res.block = L.block;
-    res.grid = L.grid;
-    res.reps = reps;
-    res.runs = runs;
-    res.warm = opt->warm;
-    res.peak_gbps = dev->peak_gbps;
-    res.sum = h_results[0];
-    res.reference = reference_sum(&ref);
-    res.reference_u32 = ref.u_sum;
-    res.declared_deterministic = step->deterministic;
-    res.bound = error_bound(summation_depth(step->combine, n, L.grid, L.block), reference_abs_sum(&ref));
-    res.ok = 1;
-    for (int r = 0; r < runs; r++) {
-        double e;
-        int ok = result_ok(h_results[r], &ref, res.bound, &e);
-        if (e > res.error || isnan(e)) res.error = e;
-        if (!ok && res.ok) {
-#ifdef REDUCE_EXACT
-            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, expected %u\n",
-                    g_step, n, (unsigned long long)seed, r + 1, runs, h_results[r], ref.u_sum);
-#else
-            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g, expected %.9g: "
-                    "error %.3g is over the bound %.3g\n", g_step, n, (unsigned long long)seed,
-                    r + 1, runs, (double)h_results[r], res.reference, e, res.bound);
-#endif
-        }
-        res.ok &= ok;
-    }
-    if (res.error != res.error) res.error = INFINITY;
-    determinism(h_results, runs, &res.distinct, &res.spread_ulp);
-    if (step->deterministic && res.distinct > 1) {
-        fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",
-                g_step, runs, res.distinct);
-        res.ok = 0;
-    }
-    if (L.state && !all_zero(h_state, step->state_bytes)) {
-        fprintf(stderr, "%s: the step left its state changed; the next launch would start "
-                "from what this one left behind\n", g_step);
-        res.ok = 0;
-    }
+    result_t res = { .step = step->name, .technique = step->technique, .device = dev->name,
+                     .n = n, .seed = seed, .block = L->block, .grid = L->grid, .reps = reps,
+                     .runs = runs, .warm = opt->warm, .peak_gbps = dev->peak_gbps };
+    check_runs(step, h_results, runs, h_state, &ref, seed, &res);
     if (reps > 0) {
         qsort(us, (size_t)reps, sizeof *us, compare_double);
         res.min_us = us[0];
         res.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
     }
 
-    char line[1024];
-    if (opt->csv) format_csv(line, sizeof line, &res);
-    else format_report(line, sizeof line, &res);
-    printf("%s\n", line);
-    fflush(stdout);
+    print_result(opt, &res);
 
     free(us);
     free(h_results);
     free(h_state);
-    CUDA_CHECK(cudaEventDestroy(t0));
-    CUDA_CHECK(cudaEventDestroy(t1));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_slots));
-    if (L.scratch) CUDA_CHECK(cudaFree(L.scratch));
-    if (L.state) CUDA_CHECK(cudaFree(L.state));
+    if (L->scratch) CUDA_CHECK(cudaFree(L->scratch));
+    if (L->state) CUDA_CHECK(cudaFree(L->state));
     CUDA_CHECK(cudaStreamDestroy(stream));
     return res.ok ? EXIT_OK : EXIT_WRONG;
 }

@@ -10,7 +10,8 @@
  * output, runs and checks the step, times it and prints one report line per
  * run. One file per part:
  *
- *   harness.c  run_step(): every size and seed, one run and its checks
+ *   harness.c  run_step(): every size and seed, one run
+ *   check.c    is a run's result right? (reference, bound, determinism)
  *   device.c   the GPU, and failing clearly (CUDA_CHECK, device_fail)
  *   timing.c   timing device work with events
  *   args.c     the options and their errors
@@ -32,6 +33,13 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* Marks a function that never returns (it ends the program). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NORETURN __attribute__((noreturn))
+#else
+#define NORETURN
 #endif
 
 /* ---- 1. elem_t -----------------------------------------------------------
@@ -118,7 +126,7 @@ enum {
 void cuda_check(cudaError_t err, const char *what, const char *file, int line);
 
 /* Stop with EXIT_DEVICE and one line that says why (e.g. a missing feature). */
-void device_fail(const char *why);
+NORETURN void device_fail(const char *why);
 
 static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }

@@ -4,6 +4,7 @@
  *   args.c    options and their errors (no GPU needed)
  *   data.c    the input, the exact reference sum, the error bound
  *   device.c  the GPU, and failing clearly
+ *   check.c   is a run's result right?
  *   timing.c  timing device work
  *   report.c  the report line, human and CSV
  */
@@ -97,13 +98,13 @@ extern const char *g_step;     /* the program's name, first in every message */
 /* Opens the GPU (the first one CUDA lists) or stops with one clear line. */
 void open_device(device_t *d);
 /* Ends the program with this exit status, releasing a waiting stream first. */
-void die(int code);
+NORETURN void exit_cleanly(int code);
 /* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
 void sync_or_fail(cudaStream_t stream, const char *when);
 /* cudaMalloc, or stop saying how much was needed and how much is free. */
 void *device_alloc(size_t bytes, const char *what);
 /* Stops: n needs more GPU memory than is free. */
-void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev);
+NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev);
 
 /* ---- timing.c ------------------------------------------------------------ */
 /* Times reps runs of timed(ctx, r, stream), each between two CUDA events, and
@@ -143,6 +144,15 @@ double result_gbps(const result_t *r);     /* bytes read / median time */
 void format_report(char *buf, size_t len, const result_t *r);
 void format_csv_header(char *buf, size_t len);
 void format_csv(char *buf, size_t len, const result_t *r);
+
+/* ---- check.c ------------------------------------------------------------- */
+/* Checks every run's result (h_results[0..runs)) against the reference and
+ * res->bound's inputs (res->n, grid, block), the step's declared determinism,
+ * and its state (h_state, which must be all zero again). Says on stderr what
+ * is wrong; fills sum, reference, bound, error, ok, distinct and spread. */
+void check_runs(const step_t *step, const elem_t *h_results, int runs,
+                const unsigned char *h_state, const reference_t *ref, uint64_t seed,
+                result_t *res);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,112 @@
+/* check.c: is a run's result right? Against the exact reference and its
+ * error bound, the step's declared determinism, and the state it must leave
+ * as it found it (check_runs).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts.h"
+
+/* Is one result right? For floats: finite and within the bound. */
+static int result_ok(elem_t got, const reference_t *ref, double bound, double *error)
+{
+#ifdef REDUCE_EXACT
+    *error = got == ref->u_sum ? 0 : 1;
+    (void)bound;
+    return got == ref->u_sum;
+#else
+    *error = fabs((double)got - reference_sum(ref));
+    return isfinite(got) && *error <= bound;
+#endif
+}
+
+static int all_zero(const unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+/* Counts distinct bit patterns among the results and their spread in ulps:
+ * sorted copies of the bits, so that 100000 runs take milliseconds, not the
+ * seconds that comparing every pair would. */
+static int compare_bits(const void *a, const void *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return (x > y) - (x < y);
+}
+
+static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
+{
+    _Static_assert(sizeof(elem_t) == sizeof(uint32_t), "compare_bits compares 32-bit elements");
+    *distinct = 0;
+    *spread = 0;
+    elem_t *sorted = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
+    if (!sorted) {
+        device_fail("out of host memory for the results");
+        return;                            /* not reached; for the analysers */
+    }
+    memcpy(sorted, h, (size_t)runs * sizeof(elem_t));
+    qsort(sorted, (size_t)runs, sizeof(elem_t), compare_bits);
+    for (int i = 0; i < runs; i++)
+        if (i == 0 || compare_bits(&sorted[i], &sorted[i - 1]) != 0) (*distinct)++;
+    free(sorted);
+#ifndef REDUCE_EXACT
+    /* The widest pair is the smallest and the largest; a NaN is infinitely far. */
+    if (runs < 2) return;
+    float lo = h[0], hi = h[0];
+    for (int i = 1; i < runs; i++) {
+        if (isnan(h[i]) || isnan(lo)) { *spread = INFINITY; return; }
+        if (h[i] < lo) lo = h[i];
+        if (h[i] > hi) hi = h[i];
+    }
+    *spread = ulp_distance(lo, hi);
+#endif
+}
+
+/* Checks every run's result against the reference, the declared determinism
+ * and the step's state (which must be all zero again), saying on stderr what
+ * is wrong; fills res. */
+void check_runs(const step_t *step, const elem_t *h_results, int runs,
+                       const unsigned char *h_state, const reference_t *ref, uint64_t seed,
+                       result_t *res)
+{
+    res->sum = h_results[0];
+    res->reference = reference_sum(ref);
+    res->reference_u32 = ref->u_sum;
+    res->declared_deterministic = step->deterministic;
+    res->bound = error_bound(summation_depth(step->combine, res->n, res->grid, res->block),
+                             reference_abs_sum(ref));
+    res->ok = 1;
+    for (int r = 0; r < runs; r++) {
+        double e;
+        int ok = result_ok(h_results[r], ref, res->bound, &e);
+        if (e > res->error || isnan(e)) res->error = e;
+        if (!ok && res->ok) {
+#ifdef REDUCE_EXACT
+            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, expected %u\n",
+                    g_step, res->n, (unsigned long long)seed, r + 1, runs, h_results[r], ref->u_sum);
+#else
+            fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g, expected %.9g: "
+                    "error %.3g is over the bound %.3g\n", g_step, res->n, (unsigned long long)seed,
+                    r + 1, runs, (double)h_results[r], res->reference, e, res->bound);
+#endif
+        }
+        res->ok &= ok;
+    }
+    if (res->error != res->error) res->error = INFINITY;
+    determinism(h_results, runs, &res->distinct, &res->spread_ulp);
+    if (step->deterministic && res->distinct > 1) {
+        fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",
+                g_step, runs, res->distinct);
+        res->ok = 0;
+    }
+    if (step->state_bytes && !all_zero(h_state, step->state_bytes)) {
+        fprintf(stderr, "%s: the step left its state changed; the next launch would start "
+                "from what this one left behind\n", g_step);
+        res->ok = 0;
+    }
+}
