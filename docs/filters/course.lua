@@ -36,6 +36,8 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
         runs, distinct, spread (without n: from determinism.csv), and
         without a step: device, peak, ceiling, launch
+  []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
+        one column of the first row of results/<gpu>/FILE that matches where=
 
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU.
@@ -563,6 +565,24 @@ local function measure(el)
   local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
   if #dirs == 0 then return missing end
   local dir = dirs[1]
+  -- Any column of any CSV in results/<gpu>/: the first row that matches where=.
+  if a["file"] then
+    local rows = read_csv(dir .. "/" .. a["file"])
+    if not rows then return missing end
+    for _, r in ipairs(rows) do
+      local match = true
+      for k, want in (a["where"] or ""):gmatch("([%w_]+)=([^,]+)") do
+        if r[k] ~= want then match = false end
+      end
+      if match then
+        if r[a["col"] or fail("m: file= needs col=\"NAME\"")] == nil then
+          fail("m: " .. a["file"] .. " has no column '" .. a["col"] .. "'")
+        end
+        return pandoc.Span({ pandoc.Str(r[a["col"]]) }, pandoc.Attr("", { "measured" }))
+      end
+    end
+    return missing
+  end
   if v == "ceiling" or v == "launch" then
     local rows = read_csv(dir .. "/ceiling.csv")
     if not rows then return missing end
