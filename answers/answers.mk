@@ -10,7 +10,7 @@
 ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 01_interleaved 01_interleaved_strided 03_warp_xor \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
-                06_no_fence 06_acq_rel 07_normalize 07_plain_launch
+                06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -48,8 +48,8 @@ answers: $(ANSWERS)
 
 # Answers that must be clean under all four compute-sanitizer tools (float
 # builds, like the steps). Left out on purpose: 00_racy and 01_racy_shared
-# (races are their lesson), 06_no_fence (a missing fence, its lesson) and
-# 07_plain_launch (it stops on purpose).
+# (races are their lesson), 06_no_fence (a missing fence, its lesson),
+# 07_plain_launch (it stops on purpose) and 07_stride_bug (wrong on purpose).
 SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
                   04_binary_partition 06_acq_rel 07_normalize)

@@ -14,6 +14,9 @@
 #                 racecheck reports the shared-memory race, not the global one
 #   plain-launch  07_plain_launch (grid.sync() after <<<>>>) stops with exit 3,
 #                 cudaErrorLaunchFailure and no result line, never a hang
+#   stride-bug    07_stride_bug (every block sums the whole array) is WRONG
+#                 wherever its grid has more than one block, float and exact,
+#                 and right with --grid 1: the harness catches the bug
 #   no-fence      06_no_fence runs; how many of its runs were wrong is reported,
 #                 not judged (it may well pass)
 set -u
@@ -52,8 +55,8 @@ check() {
 CORRECT="04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor 04_row_sums
          04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_acq_rel 07_normalize"
 DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize"
-FLOAT_ONLY="07_normalize"
-ALL="00_racy 01_racy_shared $CORRECT 06_no_fence 07_plain_launch"
+FLOAT_ONLY="07_normalize 07_plain_launch"
+ALL="00_racy 01_racy_shared $CORRECT 06_no_fence 07_plain_launch 07_stride_bug"
 
 # is_in WORD LIST: is WORD one of the words of LIST?
 is_in() {
@@ -177,6 +180,17 @@ if [ -x "$A/07_plain_launch" ]; then
 else
     echo "FAIL answers/plain-launch: $A/07_plain_launch is not built"
 fi
+
+# ---- stride-bug ------------------------------------------------------------------
+# n from 65537 up needs more than one block (each thread starts with a round
+# of 16 elements): every such run must be WRONG, in both builds.
+for p in $(builds 07_stride_bug); do
+    kind=float; case "$p" in *_exact) kind=exact ;; esac
+    check "answers/stride-bug/$kind WRONG with more than one block" --rows 6 --ok none -- \
+        "$p" --check-only --n 65537,2^20,10^7+3 --seed 1,2
+    check "answers/stride-bug/$kind OK with --grid 1" --rows 2 --ok all -- \
+        "$p" --check-only --n 65537 --grid 1 --seed 1,2
+done
 
 # ---- no-fence -------------------------------------------------------------------
 # A failure here would be a finding, not a test failure: the check is that the
