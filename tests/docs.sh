@@ -14,6 +14,8 @@
 #                       and no template syntax is left in it
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
+#   docs/make-help      every make target the README or a chapter names is in
+#                       make help
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly
 #   docs/numbers        no measured number typed by hand in the chapters
@@ -72,6 +74,18 @@ COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
 check docs/course-links $CHECK mdlinks course
 check docs/readme-links $CHECK mdlinks .
+# Every make target the README or a chapter names is in make help.
+help=$($MAKE -s help 2>/dev/null)
+missing=
+for t in $(grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md | sed 's/`make //' | sort -u); do
+    case "$t" in step*) t=stepNN ;; all) t='\[all\]' ;; esac
+    printf '%s\n' "$help" | grep -Eq "make $t( |$)" || missing="$missing $t"
+done
+if [ -z "$missing" ]; then
+    pass docs/make-help
+else
+    fail docs/make-help "make help does not list:$missing"
+fi
 if [ -x ./step03 ]; then
     want=$(./step03 --help | grep -oE '^  --[a-z-]+' | tr -d ' ' | grep -v -e --help | sort)
     have=$(grep -oE '^    --[a-z-]+' README.md | tr -d ' ' | sort)
