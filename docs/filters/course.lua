@@ -57,7 +57,16 @@ Metadata, set by docs/docs.mk:
   docs-dir      where the chapters live (docs)
 
 With chapter = "course" the filter builds the whole course as one page: the
-index, then every chapter, with ids and links rewritten to stay unique.
+index, then every chapter, with ids and links rewritten to stay unique. With
+chapter = "answer" and answer-file = answers/NAME it builds the page of one
+exercise answer.
+
+Written as Markdown (pandoc -t gfm, for course/), the same chapters come out
+plain: no divs or spans, exercises as quotes, 2^24 for superscripts, links
+to NAME.md with GitHub's anchors, charts as SVG files in course-dir/charts/,
+figures and plots linked where they are committed. Links written as
+../answers/FILE (or ../other/FILE) stay as they are there; on the HTML pages
+they lead to the answer's page (or through repo-root to the file).
 ]]
 
 local stringify = pandoc.utils.stringify
@@ -270,7 +279,7 @@ local function parse_size(s)
   return v
 end
 
--- 16777216 -> "2^24^" (Markdown superscript); other n as digits.
+-- 16777216 -> "2^24^" (a superscript; "2\^24" for course/); other n as digits.
 local function size_md(n)
   local e = math.log(n, 2)
   if math.abs(e - math.floor(e + 0.5)) < 1e-9 then
