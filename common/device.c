@@ -7,7 +7,6 @@
  * Every failure here ends the program with one line on stderr that names the
  * program (g_step), and exit status EXIT_DEVICE.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,11 +7,9 @@
  * right?), device.c (the GPU, and failing clearly), timing.c (timing device
  * work), args.c, data.c, report.c.
  */
-#define _POSIX_C_SOURCE 200809L    /* clock_gettime: POSIX, not C11 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "parts.h"
 
