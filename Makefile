@@ -139,8 +139,8 @@ test:
 SANITIZE_N := 1,1000,2^20+3
 SANITIZE_EXTRA ?=
 # A target that needs a tool says so in one line, and that nothing was done.
-NO_GPU_MSG = ./step00 --check-only --n 1 >/dev/null 2>&1 || { \
-    echo "make $@: no usable GPU here ($$(./step00 --check-only --n 1 2>&1 >/dev/null | head -1)); nothing was checked" >&2; exit 1; }
+NO_GPU_MSG = ./step$(STEP) --check-only --n 1 >/dev/null 2>&1 || { \
+    echo "make $@: no usable GPU here ($$(./step$(STEP) --check-only --n 1 2>&1 >/dev/null | head -1)); nothing was done" >&2; exit 1; }
 ifeq ($(shell command -v compute-sanitizer 2>/dev/null),)
 sanitize:
 	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2
