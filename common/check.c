@@ -1,6 +1,7 @@
 /* check.c: is a run's result right? Against the exact reference and its
- * error bound, the step's declared determinism, and the state it must leave
- * as it found it (check_runs).
+ * error bound, the CPU replica of the order for a step that fixes it, the
+ * step's declared determinism, and the state it must leave as it found it
+ * (check_runs).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -67,9 +68,42 @@ static void determinism(const elem_t *h, int runs, int *distinct, double *spread
 #endif
 }
 
-/* Checks every run's result against the reference, the declared determinism
- * and the step's state (which must be all zero again), saying on stderr what
- * is wrong; fills res. */
+static uint32_t bits_of(elem_t v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* A step that fixes its order of additions must give the replica's bits in
+ * every run: not close to them, the same. */
+static void check_replica(const elem_t *h_results, int runs, const reference_t *ref,
+                          uint64_t seed, result_t *res)
+{
+    res->replica_checked = 1;
+    res->replica_equal = 1;
+    res->replica = ref->replica;
+    for (int r = 0; r < runs && res->replica_equal; r++) {
+        if (bits_of(h_results[r]) == bits_of(ref->replica)) continue;
+        res->replica_equal = 0;
+#ifdef REDUCE_EXACT
+        fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, the CPU replica of the "
+                "order %u\n", g_step, res->n, (unsigned long long)seed, r + 1, runs,
+                h_results[r], ref->replica);
+#else
+        fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the CPU "
+                "replica of the order %.9g (bits 0x%08x): %.0f ulp apart\n", g_step, res->n,
+                (unsigned long long)seed, r + 1, runs, (double)h_results[r],
+                (unsigned)bits_of(h_results[r]), (double)ref->replica,
+                (unsigned)bits_of(ref->replica), ulp_distance(h_results[r], ref->replica));
+#endif
+    }
+    res->ok &= res->replica_equal;
+}
+
+/* Checks every run's result against the reference, the replica of the order
+ * (if the step fixes one), the declared determinism and the step's state
+ * (which must be all zero again), saying on stderr what is wrong; fills res. */
 void check_runs(const step_t *step, const elem_t *h_results, int runs,
                        const unsigned char *h_state, const reference_t *ref, uint64_t seed,
                        result_t *res)
@@ -78,8 +112,10 @@ void check_runs(const step_t *step, const elem_t *h_results, int runs,
     res->reference = reference_sum(ref);
     res->reference_u32 = ref->u_sum;
     res->declared_deterministic = step->deterministic;
-    res->bound = error_bound(summation_depth(step->combine, res->n, res->grid, res->block),
-                             reference_abs_sum(ref));
+    double depth = step->combine == COMBINE_FIXED_ORDER
+                       ? order_depth(res->n, step->chunk)
+                       : summation_depth(step->combine, res->n, res->grid, res->block);
+    res->bound = error_bound(depth, reference_abs_sum(ref));
     res->ok = 1;
     for (int r = 0; r < runs; r++) {
         double e;
@@ -98,6 +134,7 @@ void check_runs(const step_t *step, const elem_t *h_results, int runs,
         res->ok &= ok;
     }
     if (res->error != res->error) res->error = INFINITY;
+    if (ref->has_replica) check_replica(h_results, runs, ref, seed, res);
     determinism(h_results, runs, &res->distinct, &res->spread_ulp);
     if (step->deterministic && res->distinct > 1) {
         fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",

@@ -25,23 +25,35 @@ static int compare_double(const void *a, const void *b)
 }
 
 /* Draws the input into d_in, STAGE elements at a time, and computes the
- * reference on the way. Everything the harness does on the GPU goes through
- * the step's stream: work on the legacy default stream would not be ordered
- * with it (the stream is non-blocking, so a step that forgets its stream
- * argument is caught, not silently serialised). */
-static void fill_input(elem_t *d_in, size_t n, uint64_t seed, reference_t *ref, cudaStream_t stream)
+ * reference on the way; for a step that fixes its order of additions, also
+ * the chunk sums of that order, then the replica (order.c). Everything the
+ * harness does on the GPU goes through the step's stream: work on the legacy
+ * default stream would not be ordered with it (the stream is non-blocking,
+ * so a step that forgets its stream argument is caught, not silently
+ * serialised). */
+static void fill_input(const step_t *step, elem_t *d_in, size_t n, uint64_t seed, reference_t *ref,
+                       cudaStream_t stream)
 {
-    size_t stage = min_size(n, STAGE);
-    elem_t *h_stage = NULL;
+    size_t chunk = step->combine == COMBINE_FIXED_ORDER ? step->chunk : 0;
+    size_t stage = min_size(n, chunk ? STAGE / chunk * chunk : STAGE);   /* whole chunks */
+    elem_t *h_stage = NULL, *h_sums = NULL;
     CUDA_CHECK(cudaMallocHost((void **)&h_stage, stage * sizeof(elem_t)));
+    if (chunk && !(h_sums = (elem_t *)malloc(div_up(n, chunk) * sizeof(elem_t))))
+        device_fail("out of host memory for the CPU replica of the order");
     memset(ref, 0, sizeof *ref);
     for (size_t first = 0; first < n; first += stage) {
         size_t count = min_size(stage, n - first);
         draw_input(seed, first, count, h_stage, ref);
         CUDA_CHECK(cudaMemcpyAsync(d_in + first, h_stage, count * sizeof(elem_t),
                                    cudaMemcpyHostToDevice, stream));
+        if (chunk) order_chunk_sums(h_stage, count, chunk, h_sums + first / chunk);
         CUDA_CHECK(cudaStreamSynchronize(stream));    /* before h_stage is drawn again */
     }
+    if (chunk) {
+        ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
+        ref->has_replica = 1;
+    }
+    free(h_sums);
     CUDA_CHECK(cudaFreeHost(h_stage));
 }
 
@@ -198,7 +210,7 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     L->state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
 
     reference_t ref;
-    fill_input(d_in, n, seed, &ref, stream);
+    fill_input(step, d_in, n, seed, &ref, stream);
     for (int c = 1; c < p.copies; c++)
         CUDA_CHECK(cudaMemcpyAsync((char *)d_in + (size_t)c * p.stride, d_in, p.bytes,
                                    cudaMemcpyDeviceToDevice, stream));
@@ -252,6 +264,9 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
 int run_step(int argc, char **argv, const step_t *step)
 {
     g_step = step->name;
+    if (step->combine == COMBINE_FIXED_ORDER &&
+        (step->chunk == 0 || step->chunk % 128 || step->chunk > STAGE))
+        device_fail("the step's chunk must be a multiple of 128 elements, at most 2^24");
     options_t opt;
     char err[512];
     if (parse_args(argc, argv, step->block_rule, &opt, err, sizeof err)) {

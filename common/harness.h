@@ -16,6 +16,7 @@
  *   timing.c   timing device work with events
  *   args.c     the options and their errors
  *   data.c     the input, the exact reference sum, the error bound
+ *   order.c    step 08's order of additions, replayed on the CPU
  *   report.c   the report line, human and CSV
  *
  * Contents
@@ -84,6 +85,10 @@ typedef enum {
     COMBINE_ATOMIC_EACH,       /* every element atomically added into one total */
     COMBINE_ATOMIC_PER_BLOCK,  /* one atomic add per block */
     COMBINE_TREE,              /* partials reduced again, no atomics */
+    COMBINE_FIXED_ORDER,       /* step 08's order, fixed by n alone: chunks of
+                                  step->chunk elements (see order.c); the result
+                                  must equal the CPU replica of that order, bit
+                                  for bit */
     COMBINE_UNKNOWN            /* someone else's code: assume the worst order */
 } combine_t;
 
@@ -104,6 +109,7 @@ typedef struct {
     size_t (*grid_size)(const launch_t *L);     /* blocks to launch for L->n, L->block */
     size_t (*scratch_size)(const launch_t *L);  /* scratch bytes, or NULL for none */
     size_t state_bytes;                         /* state bytes, 0 for none */
+    size_t chunk;             /* COMBINE_FIXED_ORDER: elements per chunk, a multiple of 128 */
     void (*reduce)(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream);
 } step_t;
 

@@ -3,6 +3,7 @@
  *
  *   args.c    options and their errors (no GPU needed)
  *   data.c    the input, the exact reference sum, the error bound
+ *   order.c   step 08's order of additions, replayed on the CPU
  *   device.c  the GPU, and failing clearly
  *   check.c   is a run's result right?
  *   timing.c  timing device work
@@ -65,6 +66,8 @@ typedef struct {
     int64_t k_sum;      /* float build: sum of k */
     uint64_t k_abs;     /* float build: sum of |k| */
     uint32_t u_sum;     /* exact build: sum modulo 2^32 */
+    int has_replica;    /* a COMBINE_FIXED_ORDER step: replica is set */
+    elem_t replica;     /* the step's order replayed on the CPU (order.c) */
 } reference_t;
 
 /* Writes elements [first, first + count) into buf and adds them to *ref. */
@@ -81,6 +84,15 @@ double error_bound(double depth, double abs_sum);
 
 /* Distance between two floats in units in the last place (0 if equal). */
 double ulp_distance(float a, float b);
+
+/* ---- order.c ------------------------------------------------------------- */
+/* Step 08's order of additions, on the CPU (see order.c for the order).
+ * chunk: elements per chunk, a multiple of 128. */
+elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk);       /* len <= chunk */
+void order_chunk_sums(const elem_t *x, size_t len, size_t chunk, elem_t *sums);
+elem_t order_combine(const elem_t *sums, size_t m, size_t chunk);       /* m >= 1 sums */
+elem_t order_sum(const elem_t *x, size_t n, size_t chunk);
+double order_depth(size_t n, size_t chunk);      /* additions per element, for the bound */
 
 /* ---- device.c ------------------------------------------------------------ */
 typedef struct {
@@ -136,6 +148,9 @@ typedef struct {
     double error, bound;      /* float build */
     int ok;                   /* every run correct */
     int declared_deterministic;
+    int replica_checked;      /* compared with the CPU replica of the order */
+    int replica_equal;        /* every run had the replica's bits */
+    elem_t replica;
     int distinct;             /* different bit patterns among the runs */
     double spread_ulp;        /* largest minus smallest result, in ulps */
 } result_t;

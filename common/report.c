@@ -36,6 +36,12 @@ static void human_time(char *buf, size_t len, double us)
 static void determinism_text(char *buf, size_t len, const result_t *r)
 {
     int runs = r->runs;
+    if (r->replica_checked) {      /* the order is fixed by n: say how far that reaches */
+        snprintf(buf, len, "same bits on any GPU, grid and block: %s (%d run%s, %s the CPU "
+                 "replica of the order)", r->replica_equal ? "yes" : "NO", runs,
+                 runs == 1 ? "" : "s", r->replica_equal ? "equal to" : "not all equal to");
+        return;
+    }
     const char *word = r->declared_deterministic ? "yes" : "no";
     if (runs <= 1)
         snprintf(buf, len, "deterministic: %s (1 run)", word);
@@ -48,7 +54,7 @@ static void determinism_text(char *buf, size_t len, const result_t *r)
 
 void format_report(char *buf, size_t len, const result_t *r)
 {
-    char bytes[32], timing[96], bandwidth[64], sum[160], det[96], med[32], min[32];
+    char bytes[32], timing[96], bandwidth[64], sum[160], det[128], med[32], min[32];
     human_bytes(bytes, sizeof bytes, (double)r->n * sizeof(elem_t));
     if (r->reps > 0) {
         human_time(med, sizeof med, r->median_us);
@@ -80,7 +86,8 @@ void format_csv_header(char *buf, size_t len)
 {
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
-             "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2");
+             "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
+             "replica");
 }
 
 /* Text fields are quoted, with inner quotes doubled (RFC 4180). */
@@ -115,10 +122,11 @@ void format_csv(char *buf, size_t len, const result_t *r)
 #endif
     double gbps = result_gbps(r);
     snprintf(buf, len,
-             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s",
+             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s",
              r->step, tech, ELEM_NAME, dev, r->n, r->n * sizeof(elem_t), r->seed, r->block,
              r->grid, r->reps, r->runs, r->median_us, r->min_us, gbps,
              r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0.0, sum, ref, err, bound,
              r->ok ? "OK" : "WRONG", r->declared_deterministic ? "yes" : "no", r->distinct,
-             r->spread_ulp, r->warm ? "warm" : "cold");
+             r->spread_ulp, r->warm ? "warm" : "cold",
+             !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs");
 }

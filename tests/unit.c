@@ -246,6 +246,101 @@ static void test_bound(void)
 #endif
 }
 
+/* ---- the fixed order (order.c) ------------------------------------------------------ */
+/* The order once more, spelled as the GPU runs it: vector v of a chunk goes to
+ * lane v % 32, which adds its vectors in increasing v; then __shfl_down_sync
+ * as the hardware defines it (a lane whose partner is past lane 31 reads its
+ * own value), on all 32 lanes. order.c must give these bits. */
+static elem_t warp_model(const elem_t *p, size_t len, size_t chunk)
+{
+    elem_t lane[32] = { 0 };
+    for (size_t v = 0; v < chunk / 4 && 4 * v < len; v++) {
+        elem_t e[4];
+        for (int k = 0; k < 4; k++) e[k] = 4 * v + k < len ? p[4 * v + k] : 0;
+        lane[v % 32] += (e[0] + e[1]) + (e[2] + e[3]);
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+        elem_t from[32];
+        for (int l = 0; l < 32; l++) from[l] = l + offset < 32 ? lane[l + offset] : lane[l];
+        for (int l = 0; l < 32; l++) lane[l] += from[l];
+    }
+    return lane[0];
+}
+
+static elem_t model_sum(const elem_t *x, size_t n, size_t chunk)
+{
+    size_t m = (n + chunk - 1) / chunk;
+    elem_t *sums = malloc(m * sizeof *sums);
+    for (size_t c = 0; c < m; c++)
+        sums[c] = warp_model(x + c * chunk, n - c * chunk < chunk ? n - c * chunk : chunk, chunk);
+    elem_t total = m == 1 ? sums[0] : model_sum(sums, m, chunk);
+    free(sums);
+    return total;
+}
+
+static int same_bits(elem_t a, elem_t b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void test_order(void)
+{
+    enum { N = 3 * 128 * 128 + 77 };       /* three levels with chunks of 128 */
+    elem_t *x = malloc(N * sizeof *x);
+    reference_t ref = { 0 };
+    draw_input(5, 0, N, x, &ref);
+    static const size_t sizes[] = { 1, 2, 3, 4, 5, 127, 128, 129, 255, 4095, 4096, 4097,
+                                    128 * 128, 128 * 128 + 1, N };
+    static const size_t chunks[] = { 128, 256, 4096 };
+    int model_ok = 1, exact_ok = 1;
+    size_t bad_n = 0, bad_chunk = 0;
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            size_t n = sizes[i], chunk = chunks[c];
+            elem_t got = order_sum(x, n, chunk);
+            if (!same_bits(got, model_sum(x, n, chunk)) && model_ok) {
+                model_ok = 0; bad_n = n; bad_chunk = chunk;
+            }
+#ifdef REDUCE_EXACT
+            uint32_t s = 0;
+            for (size_t k = 0; k < n; k++) s += x[k];
+            if (got != s) exact_ok = 0;
+#endif
+        }
+    check(model_ok, "order.c gives the bits of a model of the warps and their shuffles "
+          "(first difference: n %zu, chunk %zu)", bad_n, bad_chunk);
+#ifdef REDUCE_EXACT
+    check(exact_ok, "the fixed order adds every element once (exact build: wrapping sum)");
+#else
+    (void)exact_ok;
+    /* Small integers add exactly in float: then any order that adds every
+     * element once gives the exact sum. */
+    for (size_t k = 0; k < N; k++) x[k] = (float)((int)(k % 7) - 3);
+    int all_once = 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        double want = 0;
+        for (size_t k = 0; k < sizes[i]; k++) want += x[k];
+        if (order_sum(x, sizes[i], 128) != (float)want) all_once = 0;
+    }
+    check(all_once, "the fixed order adds every element once (small integers sum exactly)");
+
+    /* The order is not the sequential one: on random floats the bits differ. */
+    memset(&ref, 0, sizeof ref);
+    draw_input(5, 0, N, x, &ref);
+    float seq = 0;
+    for (size_t k = 0; k < N; k++) seq += x[k];
+    check(!same_bits(seq, order_sum(x, N, 128)),
+          "and it is an order of its own: a sequential sum gives other bits (%.9g, %.9g)",
+          (double)seq, (double)order_sum(x, N, 128));
+
+    double e = fabs(order_sum(x, N, 4096) - reference_sum(&ref));
+    double bound = error_bound(order_depth(N, 4096), reference_abs_sum(&ref));
+    check(e <= bound, "its error is within its bound (%.3g <= %.3g)", e, bound);
+#endif
+    check(order_depth(4096, 4096) == 32 + 7 && order_depth(4097, 4096) == 2 * (32 + 7) &&
+          order_depth((size_t)1 << 24, 4096) == 2 * (32 + 7) &&
+          order_depth(((size_t)1 << 24) + 1, 4096) == 3 * (32 + 7),
+          "depth: 39 additions per level with chunks of 4096, one level per factor 4096");
+    free(x);
+}
+
 /* ---- report ------------------------------------------------------------------------- */
 static int count_fields(const char *line)
 {
@@ -320,8 +415,21 @@ static void test_report(void)
     char header[512], row[1024];
     format_csv_header(header, sizeof header);
     format_csv(row, sizeof row, &r);
-    check(count_fields(header) == count_fields(row) && count_fields(header) == 24,
-          "CSV header and row have the same 24 fields (%d, %d)", count_fields(header), count_fields(row));
+    check(count_fields(header) == count_fields(row) && count_fields(header) == 25,
+          "CSV header and row have the same 25 fields (%d, %d)", count_fields(header), count_fields(row));
+    check(strstr(row, ",warm,-") != NULL, "a step without a fixed order has no replica column value");
+
+    r.replica_checked = 1;
+    r.replica_equal = 1;
+    r.runs = 22;
+    format_report(line, sizeof line, &r);
+    check(strstr(line, "| same bits on any GPU, grid and block: yes (22 runs, equal to the CPU "
+                       "replica of the order)") != NULL, "a fixed order says what its bits hold across: %s", line);
+    format_csv(row, sizeof row, &r);
+    check(strstr(row, ",equal") != NULL, "and its CSV row says the replica was equal");
+    r.replica_equal = 0;
+    format_report(line, sizeof line, &r);
+    check(strstr(line, "grid and block: NO (22 runs, not all equal to") != NULL, "or that it was not: %s", line);
     check(strstr(row, "\"shuffles, \"\"quoted\"\"\"") != NULL, "CSV quotes text with commas and quotes");
 }
 
@@ -331,6 +439,7 @@ int main(void)
     test_args();
     test_input();
     test_bound();
+    test_order();
     test_report();
     return failures ? 1 : 0;
 }
