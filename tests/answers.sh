@@ -13,7 +13,8 @@
 #   racy          00_racy and 01_racy_shared are WRONG at n = 2^20;
 #                 racecheck reports the shared-memory race, not the global one
 #   plain-launch  07_plain_launch (grid.sync() after <<<>>>) stops with exit 3,
-#                 cudaErrorLaunchFailure and no result line, never a hang
+#                 cudaErrorLaunchFailure and no result line (the header line,
+#                 printed before the run, stays), never a hang
 #   stride-bug    07_stride_bug (every block sums the whole array) is WRONG
 #                 wherever its grid has more than one block, float and exact,
 #                 and right with --grid 1: the harness catches the bug
@@ -166,12 +167,15 @@ fi
 
 # ---- plain-launch -----------------------------------------------------------------
 # grid.sync() in a kernel started with <<<>>>: CUDA 13 traps, and the harness
-# must say so (docs/07_cooperative.md quotes this message).
+# must say so (docs/07_cooperative.md quotes this message). Standard output
+# holds the header that names the GPU, printed before the run and useful
+# beside the error, and no result line.
 if [ -x "$A/07_plain_launch" ]; then
     out=$(timeout 60 "$A/07_plain_launch" --n 2^20 2>"$LOGS/answers_plain_launch.err")
     rc=$?
     err=$(cat "$LOGS/answers_plain_launch.err")
-    if [ $rc = 3 ] && [ -z "$out" ] &&
+    if [ $rc = 3 ] && printf '%s\n' "$out" | grep -q '^# 07_plain_launch on ' &&
+       [ "$(printf '%s' "$out" | grep -c '')" = 1 ] &&
        printf '%s' "$err" | grep -Eq "^07_plain_launch: the step's GPU work failed .*unspecified launch failure \(cudaErrorLaunchFailure\)"; then
         echo "PASS answers/plain-launch: exit 3, $(printf '%s' "$err" | head -1 | cut -c1-160)"
     else
