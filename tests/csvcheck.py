@@ -3,6 +3,8 @@
 PASS or FAIL, for tests/run to count.
 
     ./step03 --csv --n 1,2,3 | python3 tests/csvcheck.py NAME --rows 3 --ok all
+
+Several programs' output may be concatenated: their header lines are skipped.
 """
 import argparse
 import csv
@@ -18,9 +20,13 @@ def main():
     ap.add_argument("--distinct", type=int, help="every row has this many distinct results")
     ap.add_argument("--rc", type=int, help="the program's exit code, to check too")
     ap.add_argument("--want-rc", type=int, default=None)
+    ap.add_argument("--same-sum", action="store_true",
+                    help="rows of the same n and seed have the same sum, whatever block or grid")
+    ap.add_argument("--replica", choices=["equal"],
+                    help="every row's result was the CPU replica of the order, bit for bit")
     a = ap.parse_args()
 
-    rows = list(csv.DictReader(sys.stdin))
+    rows = [r for r in csv.DictReader(sys.stdin) if r["step"] != "step"]
     problems = []
     if a.rows is not None and len(rows) != a.rows:
         problems.append(f"{len(rows)} rows, expected {a.rows}")
@@ -40,6 +46,18 @@ def main():
         if bad:
             problems.append("distinct results " + ", ".join(
                 f"{r['distinct']} at {label(r)}" for r in bad[:5]))
+    if a.same_sum:
+        sums = {}
+        for r in rows:
+            sums.setdefault((r["n"], r["seed"]), set()).add(r["sum"])
+        split = [f"n={n} seed={s}: {sorted(v)}" for (n, s), v in sums.items() if len(v) > 1]
+        if split:
+            problems.append("different sums for one input: " + "; ".join(split[:3]))
+    if a.replica:
+        off = [r for r in rows if r.get("replica") != "equal"]
+        if off:
+            problems.append("not the replica's bits at " + ", ".join(
+                f"{label(r)} block={r['block']} grid={r['grid']}" for r in off[:5]))
     if a.want_rc is not None and a.rc != a.want_rc:
         problems.append(f"exit code {a.rc}, expected {a.want_rc}")
 
