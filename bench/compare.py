@@ -8,7 +8,9 @@
 Measuring runs each program once over the whole size sweep (--csv, one
 process per program, so every size sees the same input as every other
 program), then once more at 2^24 for 20 runs to see whether the result bits
-change, then the bandwidth ceiling. It writes, in results/<gpu>/:
+change, then the bandwidth ceiling. The programs are the steps the Makefile
+lists, CUB's default sum and, where CCCL's newer headers were found at build
+time, CUB's gpu_to_gpu mode (a SKIP line says how to get it otherwise). It writes, in results/<gpu>/:
     compare.csv       one row per program and size (the harness's CSV columns)
     determinism.csv   one row per program at 2^24, 20 runs
     ceiling.csv       read-only kernel, device copy, empty kernel
@@ -28,11 +30,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRAMS = [("00_naive", "./step00"), ("01_shared_memory", "./step01"),
-            ("02_grid_stride", "./step02"), ("03_warp_shuffle", "./step03"),
-            ("04_tile_partitions", "./step04"), ("05_two_pass", "./step05"),
-            ("06_last_block", "./step06"), ("07_cooperative", "./step07"),
-            ("cub", "./build/bench/cub_sum")]
+CUB = ("cub", "./build/bench/cub_sum")
+CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
 STEP00_CAP = 2 ** 28      # one atomic per element: about half a second per run there
 SMALL = 2 ** 22           # sizes up to this get more timed runs (their times are short)
 DETERMINISM_N = 2 ** 24
@@ -68,6 +67,20 @@ def write_csv(path, rows, fields):
 
 
 # ---- measuring ---------------------------------------------------------------
+def programs():
+    """(name, command) of every step the Makefile lists, then the CUB baselines."""
+    p = subprocess.run(["make", "-s", "--no-print-directory", "print-steps"], cwd=ROOT,
+                       capture_output=True, text=True, check=True)
+    steps = [os.path.basename(f)[:-3] for f in p.stdout.split()]
+    found = [(name, f"./step{name[:2]}") for name in steps] + [CUB]
+    if os.path.exists(os.path.join(ROOT, CUB_G2G[1])):
+        found.append(CUB_G2G)
+    else:
+        progress("SKIP cub_gpu_to_gpu: not built (CUB's gpu_to_gpu mode needs newer CCCL headers: "
+                 "pip install nvidia-cuda-cccl, then make bench)")
+    return found
+
+
 def run_csv(cmd, what):
     """Runs a program with --csv; returns its rows and a note if it failed."""
     t0 = time.time()
@@ -86,8 +99,9 @@ def progress(msg):
 
 def measure(sizes, out_dir_root):
     rows, det_rows, notes = [], [], {}
-    for i, (name, prog) in enumerate(PROGRAMS):
-        progress(f"[{i + 1}/{len(PROGRAMS)}] {name}")
+    progs = programs()
+    for i, (name, prog) in enumerate(progs):
+        progress(f"[{i + 1}/{len(progs)}] {name}")
         mine = [n for n in sizes if not (name == "00_naive" and n > STEP00_CAP)]
         if len(mine) < len(sizes):
             notes[name] = f"capped at {power_label(STEP00_CAP)}"
@@ -186,12 +200,12 @@ class Results:
             return f"{100 * float(r['gbps']) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
         if what == "speedup":
             i = self.programs.index(prog)
-            if prog == "cub" or i == 0:
+            if prog.startswith("cub") or i == 0:
                 return ""
             prev = self.time(self.programs[i - 1], n)
             return ratio(prev / t) + "x" if prev else "-"
-        if what == "vs_cub":
-            cub = self.time("cub", n)
+        if what in ("vs_cub", "vs_g2g"):
+            cub = self.time("cub" if what == "vs_cub" else CUB_G2G[0], n)
             return ratio(cub / t) if cub else "-"
         raise ValueError(what)
 
@@ -214,6 +228,7 @@ TABLES = [
     ("achievable", "Share of the measured read-only ceiling"),
     ("speedup", "Speedup over the previous step (its time / this time)"),
     ("vs_cub", "CUB's time / this time (above 1: faster than CUB)"),
+    ("vs_g2g", "CUB gpu_to_gpu's time / this time (above 1: faster than CUB's reproducible mode)"),
 ]
 
 
@@ -255,6 +270,8 @@ def render(res, terminal_sizes):
         text.append(line)
         md.append(f"- {line}")
     for what, title in TABLES:
+        if what == "vs_g2g" and CUB_G2G[0] not in res.programs:
+            continue
         text += ["", title, table(res, what, terminal_sizes, False)]
         md += ["", f"## {title}", "", table(res, what, res.sizes, True)]
     return "\n".join(text), "\n".join(md) + "\n"

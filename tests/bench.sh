@@ -4,6 +4,8 @@
 # what is committed. Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
+# Every step the Makefile lists must have its rows, and CUB.
+programs="$(make -s --no-print-directory print-steps | tr ' ' '\n' | sed 's|^steps/||; s|\.cu$||') cub"
 dirs=$(ls -d results/*/ 2>/dev/null | while read -r d; do [ -f "$d/compare.csv" ] && echo "${d%/}"; done)
 if [ -z "$dirs" ]; then
     echo "FAIL bench/results: no results/<gpu>/compare.csv committed (run make compare on a GPU)"
@@ -16,8 +18,7 @@ for d in $dirs; do
     [ -f "$d/notes.txt" ] && cp "$d/notes.txt" "$tmp/"
     if out=$(python3 bench/compare.py --from "$tmp" 2>&1); then
         missing=""
-        for p in 00_naive 01_shared_memory 02_grid_stride 03_warp_shuffle 04_tile_partitions \
-                 05_two_pass 06_last_block 07_cooperative cub; do
+        for p in $programs; do
             echo "$out" | grep -q "^$p " || missing="$missing $p"
         done
         if [ -z "$missing" ]; then echo "PASS bench/$gpu/tables from compare.csv"
