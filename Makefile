@@ -36,7 +36,7 @@ GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
 endif
 
 # ---- the harness, built once per element type --------------------------------
-HARNESS    := harness check device timing args data report
+HARNESS    := harness check device timing args data order report
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/harness.h common/parts.h
@@ -56,7 +56,7 @@ $(BUILD)/gencode: FORCE
 # ---- the steps ----------------------------------------------------------------
 # steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
 # A new step goes in this list (tests/run checks that none is missing).
-STEPS     := step00 step01 step02 step03 step04 step05 step06 step07
+STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08
 STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
 num        = $(firstword $(subst _, ,$(notdir $(1))))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
@@ -88,7 +88,11 @@ $(BUILD)/tests/unit_exact: tests/unit.c $(EXACT_OBJS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@.o
 	$(NVCC) -o $@ $@.o $(EXACT_OBJS) $(LDLIBS)
-unit: $(UNIT)
+$(BUILD)/tests/replica: tests/replica.c $(FLOAT_OBJS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -c $< -o $@.o
+	$(NVCC) -o $@ $@.o $(FLOAT_OBJS) $(LDLIBS)
+unit: $(UNIT) $(BUILD)/tests/replica
 
 # Broken kernels that the GPU tests must catch (never in steps/).
 MUTANT_SRCS := $(wildcard tests/mutants/*.cu)
@@ -102,12 +106,32 @@ $(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 mutants: $(MUTANTS)
 
-# ---- the library baseline and the bandwidth ceiling ---------------------------
+# ---- the library baselines and the bandwidth ceiling --------------------------
+# CUB's gpu_to_gpu mode (the baseline of step 08) needs CCCL headers newer than
+# CUDA 13.0's: CCCL_INCLUDE=DIR, or the toolkit's own if they have it, or those
+# that `pip install nvidia-cuda-cccl` puts beside Python's packages.
+has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinism.h),$(1))
+CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
+CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
+G2G_MSG      := SKIP cub_gpu_to_gpu: CUB's gpu_to_gpu mode needs newer CCCL headers than this CUDA \
+                Toolkit has: pip install nvidia-cuda-cccl, or CCCL_INCLUDE=DIR (the folder with cub/ and cuda/)
+
 BENCH := $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
 $(BUILD)/bench/%: bench/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+ifneq ($(CCCL_INCLUDE),)
+BENCH += $(BUILD)/bench/cub_gpu_to_gpu
+$(BUILD)/bench/cub_gpu_to_gpu: bench/cub_gpu_to_gpu.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(CCCL_INCLUDE) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 bench: $(BENCH)
+else
+bench: $(BENCH)
+	@echo "$(G2G_MSG)"
+endif
+print-cccl:
+	@echo $(CCCL_INCLUDE)
 
 # Tuning variants of the single-launch reduction (see bench/tune.cu, results/NOTES.md):
 # LnKkMmTt = LOADS_IN_FLIGHT n, LOAD_KIND k, MAPPING m, TICKET t.
@@ -125,6 +149,10 @@ tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
 MAX_N ?= 2^28
 compare: all bench
 	python3 bench/compare.py --max-n '$(MAX_N)'
+# Step 08's result bits for a fixed list of sizes and seeds (results/<gpu>/bits08.csv);
+# the host tests check that every GPU's file holds the same bits as the CPU replica.
+bits: step08
+	python3 bench/bits.py
 plots:
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 readme-table:
@@ -189,7 +217,7 @@ clean:
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-07 as ./step00 ... ./step07 (float); make -j for speed"
+	@echo "  make [all]          steps 00-08 as ./step00 ... ./step08 (float); make -j for speed"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"
@@ -208,6 +236,7 @@ help:
 	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
+	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
 	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
 	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
@@ -219,4 +248,4 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench tune compare plots readme-table test sanitize print-sanitize-extra print-steps ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl tune compare bits plots readme-table test sanitize print-sanitize-extra print-steps ncu profile sass clean help FORCE
