@@ -51,12 +51,25 @@ __global__ void empty_kernel() {}
 
 // Median device time of REPS runs, in microseconds, timed by the harness's
 // own method (events, batches queued behind a gate) after three warm-ups.
-static double median_us(work_fn fn, void *ctx, cudaStream_t stream)
+typedef void (*run_fn)(void *ctx, int r, cudaStream_t stream);
+struct timed_ctx { run_fn fn; void *ctx; cudaStream_t stream; };
+static void timed_run(void *p, int r)
+{
+    timed_ctx *t = (timed_ctx *)p;
+    t->fn(t->ctx, r, t->stream);
+}
+
+static double median_us(run_fn fn, void *ctx, cudaStream_t stream)
 {
     for (int w = 0; w < 3; w++) fn(ctx, w, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> us(REPS);
-    time_device_work(NULL, fn, ctx, REPS, us.data(), stream);
+    timed_ctx t = { fn, ctx, stream };
+    streams_t on = {};
+    on.count = 1;
+    on.stream[0] = stream;
+    CUDA_CHECK(cudaGetDevice(&on.device[0]));
+    time_device_work(NULL, timed_run, &t, REPS, us.data(), &on);
     std::sort(us.begin(), us.end());
     return us[REPS / 2];
 }

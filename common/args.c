@@ -198,14 +198,21 @@ static int check_block(long v, block_rule_t rule, char *err, size_t errlen)
     return 0;
 }
 
-typedef enum { OPT_N, OPT_REPS, OPT_SEED, OPT_BLOCK, OPT_GRID, OPT_CSV, OPT_CHECK, OPT_WARM, OPT_HELP } opt_id_t;
+typedef enum { OPT_N, OPT_REPS, OPT_SEED, OPT_BLOCK, OPT_GRID, OPT_GPUS, OPT_VIRTUAL, OPT_COMBINE,
+               OPT_CSV, OPT_CHECK, OPT_WARM, OPT_HELP } opt_id_t;
 
 static const struct { const char *name; opt_id_t id; int takes_value; } options[] = {
     { "--n", OPT_N, 1 },       { "--reps", OPT_REPS, 1 }, { "--seed", OPT_SEED, 1 },
-    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--csv", OPT_CSV, 0 },
+    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--gpus", OPT_GPUS, 1 },
+    { "--virtual-ranks", OPT_VIRTUAL, 1 }, { "--combine-only", OPT_COMBINE, 0 }, { "--csv", OPT_CSV, 0 },
     { "--check-only", OPT_CHECK, 0 }, { "--warm", OPT_WARM, 0 }, { "--help", OPT_HELP, 0 },
     { "-h", OPT_HELP, 0 },
 };
+
+/* --gpus, --virtual-ranks and --combine-only belong to programs that run on
+ * several GPUs. */
+static int g_several_gpus;
+void allow_several_gpus(void) { g_several_gpus = 1; }
 #define N_OPTIONS (int)(sizeof options / sizeof options[0])
 
 /* Is this word an option name ("--csv", "--n=5", "-h") rather than a value?
@@ -288,6 +295,20 @@ int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
             if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1 block");
             opt->grid = (int)v;
             break;
+        case OPT_GPUS:
+        case OPT_VIRTUAL:
+            if (!g_several_gpus) {
+                rc = fail(why, sizeof why, "this program runs on one GPU (step 09 runs on several)");
+                break;
+            }
+            rc = parse_uint(value, MAX_GPUS_ASKED, &v, why, sizeof why);
+            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1");
+            *(options[k].id == OPT_GPUS ? &opt->gpus : &opt->virtual_ranks) = (int)v;
+            break;
+        case OPT_COMBINE:
+            if (!g_several_gpus) rc = fail(why, sizeof why, "this program runs on one GPU (step 09 runs on several)");
+            opt->combine_only = 1;
+            break;
         case OPT_CSV: opt->csv = 1; break;
         case OPT_CHECK: opt->check_only = 1; break;
         case OPT_WARM: opt->warm = 1; break;
@@ -297,6 +318,10 @@ int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
             fail(err, errlen, "%s: %s", name, why);
             return EXIT_USAGE;
         }
+    }
+    if (opt->gpus && opt->virtual_ranks) {
+        fail(err, errlen, "--gpus and --virtual-ranks do not go together (virtual ranks share one GPU)");
+        return EXIT_USAGE;
     }
     if (opt->check_only && opt->reps) {
         fail(err, errlen, "--reps and --check-only do not go together (--check-only runs once, untimed)");
@@ -327,6 +352,14 @@ void print_help(FILE *f, const char *prog, const step_t *step)
                 step->default_block);
     else if (step->block_rule == BLOCK_ANY)
         fprintf(f, "  --block T          threads per block, 1..1024 (default %d)\n", step->default_block);
+    fprintf(f, "%s",
+        !g_several_gpus ? "" :
+        "  --gpus G           use the first G GPUs (default: every GPU; under mpirun,\n"
+        "                     one GPU a process, and G must be the number of processes)\n"
+        "  --virtual-ranks G  for the tests: run G ranks' work one after another on one\n"
+        "                     GPU, the all-gather done by copies, no NCCL\n"
+        "  --combine-only     time only the combine (the all-gather and the final sum)\n"
+        "                     of chunk sums computed once\n");
     fprintf(f,
         "  --grid G           launch G blocks instead of the step's choice (to experiment)\n"
         "  --check-only       run once and check; no timing\n"

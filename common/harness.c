@@ -3,9 +3,9 @@
  *   one run             run_one: plan, allocate, draw, run, time, check, report
  *   run_step            arguments, then every size and seed
  *
- * The other parts of the harness are beside it: check.c (is the result
- * right?), device.c (the GPU, and failing clearly), timing.c (timing device
- * work), args.c, data.c, report.c.
+ * It uses the parts below it (parts.h lists them): check.c (is the result
+ * right?), timing.c (timing device work), device.c (the GPU), fail.c
+ * (failing clearly), args.c, data.c, order.c, report.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +14,6 @@
 #include "parts.h"
 
 /* ---- one run ---------------------------------------------------------------- */
-#define STAGE ((size_t)1 << 24)  /* elements drawn on the CPU per copy to the GPU */
 #define SLOW_RUN_S 0.1           /* above this, automatic --reps shrinks */
 #define POISON 0xFF              /* every byte: a float NaN, or 0xFFFFFFFF */
 
@@ -24,37 +23,16 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Draws the input into d_in, STAGE elements at a time, and computes the
- * reference on the way; for a step that fixes its order of additions, also
- * the chunk sums of that order, then the replica (order.c). Everything the
- * harness does on the GPU goes through the step's stream: work on the legacy
- * default stream would not be ordered with it (the stream is non-blocking,
- * so a step that forgets its stream argument is caught, not silently
- * serialised). */
+/* Draws the input into d_in (input.c), with the reference and, for a step
+ * that fixes its order, the CPU replica. Everything the harness does on the
+ * GPU goes through the step's stream: work on the legacy default stream would
+ * not be ordered with it (the stream is non-blocking, so a step that forgets
+ * its stream argument is caught, not silently serialised). */
 static void fill_input(const step_t *step, elem_t *d_in, size_t n, uint64_t seed, reference_t *ref,
-                       cudaStream_t stream)
+                       const device_t *dev, cudaStream_t stream)
 {
-    size_t chunk = step->combine == COMBINE_FIXED_ORDER ? step->chunk : 0;
-    size_t stage = min_size(n, chunk ? STAGE / chunk * chunk : STAGE);   /* whole chunks */
-    elem_t *h_stage = NULL, *h_sums = NULL;
-    CUDA_CHECK(cudaMallocHost((void **)&h_stage, stage * sizeof(elem_t)));
-    if (chunk && !(h_sums = (elem_t *)malloc(div_up(n, chunk) * sizeof(elem_t))))
-        device_fail("out of host memory for the CPU replica of the order");
-    memset(ref, 0, sizeof *ref);
-    for (size_t first = 0; first < n; first += stage) {
-        size_t count = min_size(stage, n - first);
-        draw_input(seed, first, count, h_stage, ref);
-        CUDA_CHECK(cudaMemcpyAsync(d_in + first, h_stage, count * sizeof(elem_t),
-                                   cudaMemcpyHostToDevice, stream));
-        if (chunk) order_chunk_sums(h_stage, count, chunk, h_sums + first / chunk);
-        CUDA_CHECK(cudaStreamSynchronize(stream));    /* before h_stage is drawn again */
-    }
-    if (chunk) {
-        ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
-        ref->has_replica = 1;
-    }
-    free(h_sums);
-    CUDA_CHECK(cudaFreeHost(h_stage));
+    part_t whole = { d_in, 0, n, dev->id, stream };
+    fill_parts(seed, n, step->combine == COMBINE_FIXED_ORDER ? step->chunk : 0, &whole, 1, ref);
 }
 
 /* What one timed run of a step needs. Run r reads input copy (r + 1) % copies
@@ -68,20 +46,21 @@ typedef struct {
     size_t copy_stride;       /* elements between copies */
     int copies;
     elem_t *d_slots;
+    cudaStream_t stream;
 } step_run_t;
 
-static void poison_scratch(void *ctx, int r, cudaStream_t stream)
+static void poison_scratch(void *ctx, int r)
 {
     step_run_t *c = (step_run_t *)ctx;
     (void)r;
-    if (c->scratch_bytes) CUDA_CHECK(cudaMemsetAsync(c->L->scratch, POISON, c->scratch_bytes, stream));
+    if (c->scratch_bytes) CUDA_CHECK(cudaMemsetAsync(c->L->scratch, POISON, c->scratch_bytes, c->stream));
 }
 
-static void run_step_once(void *ctx, int r, cudaStream_t stream)
+static void run_step_once(void *ctx, int r)
 {
     step_run_t *c = (step_run_t *)ctx;
     const elem_t *in = c->d_in + (size_t)((r + 1) % c->copies) * c->copy_stride;
-    c->step->reduce(in, c->d_slots + r, c->L, stream);
+    c->step->reduce(in, c->d_slots + r, c->L, c->stream);
 }
 
 /* How one run is laid out: the launch, and the memory it needs. */
@@ -120,7 +99,7 @@ static void plan_run(const step_t *step, const options_t *opt, const device_t *d
     size_t results_bytes = (size_t)p->runs_max * sizeof(elem_t);
     size_t margin = (size_t)1 << 20;
     if ((size_t)p->copies * p->stride + results_bytes + margin > free_b)
-        memory_fail(n, (size_t)p->copies * p->stride + results_bytes + margin, free_b, dev);
+        memory_fail(n, (size_t)p->copies * p->stride + results_bytes + margin, free_b, dev->name);
 
     size_t grid = step->grid_size(L);       /* always asked: it may check the device */
     if (opt->grid) grid = (size_t)opt->grid;
@@ -141,7 +120,7 @@ static void plan_run(const step_t *step, const options_t *opt, const device_t *d
 
     size_t need = (size_t)p->copies * p->stride + p->scratch_bytes + step->state_bytes +
                   results_bytes + margin;
-    if (need > free_b) memory_fail(n, need, free_b, dev);
+    if (need > free_b) memory_fail(n, need, free_b, dev->name);
 }
 
 /* The checked run, which also loads the module, then (unless --check-only) a
@@ -180,8 +159,9 @@ static double *timed_runs(const step_t *step, const options_t *opt, plan_t *p, c
     double *us = (double *)calloc((size_t)n, sizeof *us);
     if (!us) device_fail("out of host memory for the timings");
     step_run_t ctx = { step, &p->L, p->scratch_bytes, d_in, p->stride / sizeof(elem_t), p->copies,
-                       d_slots + 2 };
-    time_device_work(poison_scratch, run_step_once, &ctx, n, us, stream);
+                       d_slots + 2, stream };
+    streams_t on = { .count = 1, .stream = { stream }, .device = { p->L.device } };
+    time_device_work(poison_scratch, run_step_once, &ctx, n, us, &on);
     *reps = n;
     return us;
 }
@@ -210,7 +190,7 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     L->state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
 
     reference_t ref;
-    fill_input(step, d_in, n, seed, &ref, stream);
+    fill_input(step, d_in, n, seed, &ref, dev, stream);
     for (int c = 1; c < p.copies; c++)
         CUDA_CHECK(cudaMemcpyAsync((char *)d_in + (size_t)c * p.stride, d_in, p.bytes,
                                    cudaMemcpyDeviceToDevice, stream));
@@ -265,7 +245,7 @@ int run_step(int argc, char **argv, const step_t *step)
 {
     g_step = step->name;
     if (step->combine == COMBINE_FIXED_ORDER &&
-        (step->chunk == 0 || step->chunk % 128 || step->chunk > STAGE))
+        (step->chunk == 0 || step->chunk % 128 || step->chunk > ((size_t)1 << 24)))
         device_fail("the step's chunk must be a multiple of 128 elements, at most 2^24");
     options_t opt;
     char err[512];

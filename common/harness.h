@@ -12,12 +12,14 @@
  *
  *   harness.c  run_step(): every size and seed, one run
  *   check.c    is a run's result right? (reference, bound, determinism)
- *   device.c   the GPU, and failing clearly (CUDA_CHECK, device_fail)
  *   timing.c   timing device work with events
- *   args.c     the options and their errors
- *   data.c     the input, the exact reference sum, the error bound
- *   order.c    step 08's order of additions, replayed on the CPU
+ *   device.c   the GPU: which one, what it can do
  *   report.c   the report line, human and CSV
+ *   order.c    step 08's order of additions, replayed on the CPU
+ *   data.c     the input, the exact reference sum, the error bound
+ *   args.c     the options and their errors
+ *   fail.c     failing clearly (CUDA_CHECK, device_fail), one exit
+ * Each uses only those below it.
  *
  * Contents
  *   1. elem_t: float, or unsigned int in the exact build
@@ -25,6 +27,7 @@
  *   3. step_t: what a step tells the harness
  *   4. run_step() and exit codes
  *   5. small helpers for steps: CUDA_CHECK, div_up, min_size
+ *   6. several GPUs (step 09): rank_t, multi_step_t, run_multi(), NCCL_CHECK
  */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -136,6 +139,45 @@ NORETURN void device_fail(const char *why);
 
 static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* ---- 6. several GPUs ------------------------------------------------------
+ * A step on several GPUs (step 09) sums one array spread over them, a rank
+ * per GPU. Each rank holds a shard of whole chunks (common/shard.c) and does
+ * its part in three phases, which the harness calls on every rank in turn:
+ * local (its shard's chunk sums into its slots of `sums`), gather (every
+ * rank's slots to every rank: NCCL, grouped when one process drives several
+ * GPUs) and total (every chunk sum into the result). These run in
+ * common/multi.c, and the communicators and processes in common/ranks.c:
+ * nothing in this header needs NCCL or MPI. */
+typedef struct {
+    launch_t L;            /* the shard: L.n elements (0: an empty shard), block, grid, device */
+    int rank, ranks;
+    size_t n;              /* elements in the whole array */
+    size_t first;          /* the shard's first element in the whole array */
+    size_t chunks;         /* chunk sums in the whole array */
+    size_t per_rank;       /* slots per rank: rank r's chunk sums go to sums[r * per_rank ...] */
+    elem_t *sums;          /* ranks * per_rank slots, then room for the levels above (scratch) */
+    void *comm;            /* the rank's NCCL communicator (an ncclComm_t) */
+} rank_t;
+
+typedef struct {
+    const char *name;
+    const char *technique;
+    size_t chunk;                                /* the order's chunk: shards start on its multiples */
+    int default_block;                           /* --block takes powers of two from 32 to 1024 */
+    size_t (*grid_size)(const launch_t *L);      /* blocks for a shard of L->n >= 1 elements */
+    size_t (*sums_size)(const rank_t *R);        /* bytes of R->sums */
+    void (*local)(const elem_t *d_shard, const rank_t *R, cudaStream_t stream);
+    void (*gather)(const rank_t *R, cudaStream_t stream);
+    void (*total)(const rank_t *R, elem_t *d_out, cudaStream_t stream);
+} multi_step_t;
+
+int run_multi(int argc, char **argv, const multi_step_t *step);
+
+/* NCCL_CHECK(call): if an NCCL call fails, say which and why, abort every
+ * communicator and exit with EXIT_DEVICE. */
+#define NCCL_CHECK(call) nccl_check((int)(call), #call, __FILE__, __LINE__)
+void nccl_check(int result, const char *what, const char *file, int line);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,21 @@
 /* parts.h: the harness's inner pieces, shared by its files and the unit
  * tests. Steps include harness.h only.
  *
+ * In layers: a part uses only the parts above it in this list.
+ *   fail.c    failing clearly: one line, one exit, the hooks run before it
  *   args.c    options and their errors (no GPU needed)
  *   data.c    the input, the exact reference sum, the error bound
  *   order.c   step 08's order of additions, replayed on the CPU
- *   device.c  the GPU, and failing clearly
- *   check.c   is a run's result right?
- *   timing.c  timing device work
+ *   shard.c   which part of the array each of several GPUs holds
  *   report.c  the report line, human and CSV
+ *   device.c  the GPU: which one, what it can do
+ *   input.c   the input, drawn on the CPU and copied to one GPU or several
+ *   timing.c  timing device work
+ *   check.c   is a run's result right?
+ *   harness.c run_step: one GPU, every size and seed
+ * and, for step 09 only (built with NCCL and MPI):
+ *   ranks.c   the ranks of a run on several GPUs, their communicators
+ *   multi.c   run_multi: several GPUs, every size and seed
  */
 #ifndef PARTS_H
 #define PARTS_H
@@ -20,10 +28,25 @@
 extern "C" {
 #endif
 
+/* ---- fail.c -------------------------------------------------------------- */
+extern const char *g_step;     /* the program's name, first in every message */
+
+/* Ends the program with this exit status, after the hooks registered with
+ * on_exit_cleanly (newest first, each once). */
+NORETURN void exit_cleanly(int code);
+void on_exit_cleanly(void (*hook)(void));
+/* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
+void sync_or_fail(cudaStream_t stream, const char *when);
+/* cudaMalloc, or stop saying how much was needed and how much is free. */
+void *device_alloc(size_t bytes, const char *what);
+/* Stops: n needs more GPU memory than is free on the GPU named gpu. */
+NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const char *gpu);
+
 /* ---- args.c -------------------------------------------------------------- */
 #define MAX_LIST 64                   /* values in one --n or --seed list */
 #define MAX_N ((size_t)1 << 40)       /* largest n accepted (4 TiB of floats) */
 #define MAX_REPS 100000
+#define MAX_GPUS_ASKED 1024                /* --gpus, --virtual-ranks */
 #define DEFAULT_N ((size_t)1 << 28)   /* 1 GiB of floats: 18x a 60 MB L2 */
 #define DEFAULT_REPS 20
 
@@ -38,6 +61,9 @@ typedef struct {
     int csv;
     int check_only;
     int warm;          /* let the input stay in L2 between timed runs */
+    int gpus;          /* 0: every GPU (programs on several GPUs only) */
+    int virtual_ranks; /* 0: real ranks; else that many, on one GPU (for the tests) */
+    int combine_only;  /* time the all-gather and the total alone */
     int help;
 } options_t;
 
@@ -51,6 +77,8 @@ int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
 int parse_size(const char *s, size_t *out, char *err, size_t errlen);
 
 void print_help(FILE *f, const char *prog, const step_t *step);
+/* Lets parse_args take --gpus and --virtual-ranks (step 09's harness). */
+void allow_several_gpus(void);
 
 /* ---- data.c -------------------------------------------------------------- */
 /* Element i of the input for a seed. Counter-based, so any slice of the input
@@ -94,40 +122,16 @@ elem_t order_combine(const elem_t *sums, size_t m, size_t chunk);       /* m >= 
 elem_t order_sum(const elem_t *x, size_t n, size_t chunk);
 double order_depth(size_t n, size_t chunk);      /* additions per element, for the bound */
 
-/* ---- device.c ------------------------------------------------------------ */
+/* ---- shard.c ------------------------------------------------------------- */
+/* Rank r of `ranks` holds a contiguous run of whole chunks (see shard.c). */
 typedef struct {
-    int id;
-    char name[256];
-    int cc_major, cc_minor;
-    int sm_count;
-    int l2_bytes;
-    int max_grid_x;
-    double peak_gbps;    /* nominal, 0 if the driver does not say */
-} device_t;
-
-extern const char *g_step;     /* the program's name, first in every message */
-
-/* Opens the GPU (the first one CUDA lists) or stops with one clear line. */
-void open_device(device_t *d);
-/* Ends the program with this exit status, releasing a waiting stream first. */
-NORETURN void exit_cleanly(int code);
-/* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
-void sync_or_fail(cudaStream_t stream, const char *when);
-/* cudaMalloc, or stop saying how much was needed and how much is free. */
-void *device_alloc(size_t bytes, const char *what);
-/* Stops: n needs more GPU memory than is free. */
-NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const device_t *dev);
-
-/* ---- timing.c ------------------------------------------------------------ */
-/* Times reps runs of timed(ctx, r, stream), each between two CUDA events, and
- * stores each run's device time in us[r] (microseconds). prepare (may be NULL)
- * runs before each start event, untimed. Runs are queued in batches behind a
- * gate so that the GPU never waits for the host between them. */
-typedef void (*work_fn)(void *ctx, int r, cudaStream_t stream);
-void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
-                      cudaStream_t stream);
-/* Opens the gate, so that a stream waiting behind it goes on (before exiting). */
-void gate_release(void);
+    size_t chunks;          /* in the whole array */
+    size_t per_rank;        /* chunk-sum slots per rank in the gathered array */
+    size_t first_chunk;     /* this rank's slots start here: rank * per_rank (clipped) */
+    size_t chunk_count;     /* chunks it holds (0 for an empty shard) */
+    size_t first, count;    /* elements [first, first + count) of the array */
+} shard_t;
+void shard_of(size_t n, size_t chunk, int ranks, int rank, shard_t *s);
 
 /* ---- report.c ------------------------------------------------------------ */
 typedef struct {
@@ -137,9 +141,11 @@ typedef struct {
     size_t n;
     uint64_t seed;
     int block, grid;
+    int gpus;                 /* a step on several GPUs: how many (0: a one-GPU step) */
     int reps;                 /* timed runs; 0 for --check-only */
     int runs;                 /* all checked runs: the first, the warm-up, the timed */
     int warm;                 /* timed with the input left in L2 (--warm) */
+    int combine_only;         /* step 09 --combine-only: no element was read in the timed runs */
     double median_us, min_us; /* valid when reps > 0 */
     double peak_gbps;         /* nominal, from the device attributes */
     elem_t sum;               /* the result of the last run */
@@ -160,6 +166,58 @@ void format_report(char *buf, size_t len, const result_t *r);
 void format_csv_header(char *buf, size_t len);
 void format_csv(char *buf, size_t len, const result_t *r);
 
+/* ---- device.c ------------------------------------------------------------ */
+typedef struct {
+    int id;
+    char name[256];
+    int cc_major, cc_minor;
+    int sm_count;
+    int l2_bytes;
+    int max_grid_x;
+    double peak_gbps;    /* nominal, 0 if the driver does not say */
+} device_t;
+
+/* Opens the GPU (the first one CUDA lists) or stops with one clear line. */
+void open_device(device_t *d);
+/* How many GPUs CUDA shows (at least 1), or stop with one clear line. */
+int count_devices(void);
+/* Opens GPU id (0 <= id < count_devices()). */
+void open_device_id(device_t *d, int id);
+
+/* ---- input.c ------------------------------------------------------------- */
+/* Where the input goes: elements [first, first + count) of the array, to d on
+ * the GPU `device`, through `stream`. */
+typedef struct {
+    elem_t *d;
+    size_t first, count;
+    int device;
+    cudaStream_t stream;
+} part_t;
+/* Draws the input for seed, copies it to the parts, and computes the
+ * reference; with chunk > 0, also the CPU replica of step 08's order. */
+void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int count,
+                reference_t *ref);
+
+/* ---- timing.c ------------------------------------------------------------ */
+/* The streams one run of the work uses, one per GPU (device[i] owns
+ * stream[i]), and how to wait for them all (NULL: sync_or_fail each). */
+#define MAX_GPUS 64
+typedef struct streams streams_t;
+struct streams {
+    int count;
+    cudaStream_t stream[MAX_GPUS];
+    int device[MAX_GPUS];
+    void (*wait)(const streams_t *on, const char *when);
+};
+/* Times reps runs of timed(ctx, r), each between CUDA events on every stream,
+ * and stores each run's device time in us[r] (microseconds): the time of its
+ * slowest stream. prepare (may be NULL) runs before each start event,
+ * untimed. Runs are queued in batches behind a gate so that the GPUs never
+ * wait for the host between them. */
+typedef void (*work_fn)(void *ctx, int r);
+void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
+                      const streams_t *on);
+
 /* ---- check.c ------------------------------------------------------------- */
 /* Checks every run's result (h_results[0..runs)) against the reference and
  * res->bound's inputs (res->n, grid, block), the step's declared determinism,
@@ -168,6 +226,26 @@ void format_csv(char *buf, size_t len, const result_t *r);
 void check_runs(const step_t *step, const elem_t *h_results, int runs,
                 const unsigned char *h_state, const reference_t *ref, uint64_t seed,
                 result_t *res);
+
+/* ---- ranks.c (step 09) ---------------------------------------------------- */
+typedef struct {
+    int ranks;                /* in the whole run */
+    int local;                /* ranks this process drives: every one, or one under mpirun */
+    int first;                /* the rank of this process's first local rank */
+    int device[MAX_GPUS];     /* each local rank's GPU */
+    void *comm[MAX_GPUS];     /* each local rank's ncclComm_t (NULL for virtual ranks) */
+    int mpi;                  /* started by mpirun: one process a GPU */
+    int virtual_ranks;        /* --virtual-ranks: every rank on GPU 0, gathered by copies */
+} team_t;
+/* Starts the ranks and their communicators, or stops with one clear line. */
+void team_start(team_t *t, const options_t *opt);
+void team_finish(team_t *t);
+void team_group_start(const team_t *t);     /* around the gathers of every local rank */
+void team_group_end(const team_t *t);
+/* Waits for every stream, watching NCCL too; never hangs (streams_t.wait). */
+void team_wait(const streams_t *on, const char *when);
+/* v[0..count) becomes the largest value over every rank. */
+void team_max(const team_t *t, double *v, int count);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ double result_gbps(const result_t *r)
 {
     /* Bandwidth = bytes read / time: n elements of 4 bytes, each read once.
      * 1 GB/s is 1e9 bytes per second, as in memory datasheets. */
-    if (r->reps == 0 || r->median_us <= 0) return 0;
+    if (r->reps == 0 || r->median_us <= 0 || r->combine_only) return 0;
     return (double)r->n * sizeof(elem_t) / (r->median_us * 1e-6) / 1e9;
 }
 
@@ -54,14 +54,17 @@ static void determinism_text(char *buf, size_t len, const result_t *r)
 
 void format_report(char *buf, size_t len, const result_t *r)
 {
-    char bytes[32], timing[96], bandwidth[64], sum[160], det[128], med[32], min[32];
+    char bytes[32], timing[96], bandwidth[64], sum[160], det[128], med[32], min[32], gpus[32] = "";
     human_bytes(bytes, sizeof bytes, (double)r->n * sizeof(elem_t));
+    if (r->gpus) snprintf(gpus, sizeof gpus, " on %d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
     if (r->reps > 0) {
         human_time(med, sizeof med, r->median_us);
         human_time(min, sizeof min, r->min_us);
         snprintf(timing, sizeof timing, "median %s, min %s%s", med, min, r->warm ? " (warm L2)" : "");
         double gbps = result_gbps(r);
-        if (r->peak_gbps > 0)
+        if (r->combine_only)
+            snprintf(bandwidth, sizeof bandwidth, "the combine alone: no element read");
+        else if (r->peak_gbps > 0)
             snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, %.1f%% of peak", gbps,
                      100 * gbps / r->peak_gbps);
         else    /* the driver did not give the memory clock or bus width */
@@ -78,8 +81,8 @@ void format_report(char *buf, size_t len, const result_t *r)
              r->reference, r->error, r->bound);
 #endif
     determinism_text(det, sizeof det, r);
-    snprintf(buf, len, "%s | %s | n %zu (%s) | %s | %s | %s | %s | %s", r->step, r->technique,
-             r->n, bytes, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
+    snprintf(buf, len, "%s | %s | n %zu (%s)%s | %s | %s | %s | %s | %s", r->step, r->technique,
+             r->n, bytes, gpus, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
 }
 
 void format_csv_header(char *buf, size_t len)
@@ -87,7 +90,7 @@ void format_csv_header(char *buf, size_t len)
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
              "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
-             "replica");
+             "replica,gpus");
 }
 
 /* Text fields are quoted, with inner quotes doubled (RFC 4180). */
@@ -122,11 +125,12 @@ void format_csv(char *buf, size_t len, const result_t *r)
 #endif
     double gbps = result_gbps(r);
     snprintf(buf, len,
-             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s",
+             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s,%d",
              r->step, tech, ELEM_NAME, dev, r->n, r->n * sizeof(elem_t), r->seed, r->block,
              r->grid, r->reps, r->runs, r->median_us, r->min_us, gbps,
              r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0.0, sum, ref, err, bound,
              r->ok ? "OK" : "WRONG", r->declared_deterministic ? "yes" : "no", r->distinct,
              r->spread_ulp, r->warm ? "warm" : "cold",
-             !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs");
+             !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs",
+             r->gpus ? r->gpus : 1);
 }

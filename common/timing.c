@@ -1,5 +1,5 @@
 /* timing.c: timing device work with CUDA events, with the GPU never waiting
- * for the host (time_device_work).
+ * for the host (time_device_work), on one GPU or on several at once.
  */
 #define _POSIX_C_SOURCE 200809L    /* clock_gettime, nanosleep: POSIX, not C11 */
 #include <stdatomic.h>
@@ -29,39 +29,74 @@ static void CUDART_CB gate_wait(void *arg)
     }
 }
 
-void gate_release(void)
+/* Opens the gate: registered as an exit hook, so that a program that stops
+ * between queueing a batch and opening its gate does not leave the stream
+ * (and the driver's thread that runs host functions) waiting. */
+static void gate_release(void)
 {
     atomic_store(&g_gate.open, 1);
 }
 
-void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
-                      cudaStream_t stream)
+/* Waits for every stream of the run: the caller's way, or one by one. */
+static void wait_all(const streams_t *on, const char *when)
 {
-    cudaEvent_t start[BATCH], stop[BATCH];
-    for (int j = 0; j < BATCH; j++) {
-        CUDA_CHECK(cudaEventCreate(&start[j]));
-        CUDA_CHECK(cudaEventCreate(&stop[j]));
+    if (on->wait) {
+        on->wait(on, when);
+        return;
+    }
+    for (int i = 0; i < on->count; i++) {
+        CUDA_CHECK(cudaSetDevice(on->device[i]));
+        sync_or_fail(on->stream[i], when);
+    }
+}
+
+void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
+                      const streams_t *on)
+{
+    cudaEvent_t start[MAX_GPUS][BATCH], stop[MAX_GPUS][BATCH];
+    on_exit_cleanly(gate_release);
+    for (int i = 0; i < on->count; i++) {
+        CUDA_CHECK(cudaSetDevice(on->device[i]));
+        for (int j = 0; j < BATCH; j++) {
+            CUDA_CHECK(cudaEventCreate(&start[i][j]));
+            CUDA_CHECK(cudaEventCreate(&stop[i][j]));
+        }
     }
     for (int b = 0; b < reps; b += BATCH) {
         int m = reps - b < BATCH ? reps - b : BATCH;
         atomic_store(&g_gate.open, 0);
-        CUDA_CHECK(cudaLaunchHostFunc(stream, gate_wait, &g_gate));
+        for (int i = 0; i < on->count; i++) {
+            CUDA_CHECK(cudaSetDevice(on->device[i]));
+            CUDA_CHECK(cudaLaunchHostFunc(on->stream[i], gate_wait, &g_gate));
+        }
         for (int j = 0; j < m; j++) {
-            if (prepare) prepare(ctx, b + j, stream);
-            CUDA_CHECK(cudaEventRecord(start[j], stream));
-            timed(ctx, b + j, stream);
-            CUDA_CHECK(cudaEventRecord(stop[j], stream));
+            if (prepare) prepare(ctx, b + j);
+            for (int i = 0; i < on->count; i++) {
+                CUDA_CHECK(cudaSetDevice(on->device[i]));
+                CUDA_CHECK(cudaEventRecord(start[i][j], on->stream[i]));
+            }
+            timed(ctx, b + j);
+            for (int i = 0; i < on->count; i++) {
+                CUDA_CHECK(cudaSetDevice(on->device[i]));
+                CUDA_CHECK(cudaEventRecord(stop[i][j], on->stream[i]));
+            }
         }
         atomic_store(&g_gate.open, 1);
-        sync_or_fail(stream, "during the timed runs");
-        for (int j = 0; j < m; j++) {
-            float ms = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, start[j], stop[j]));
-            us[b + j] = ms * 1e3;
+        wait_all(on, "during the timed runs");
+        for (int j = 0; j < m; j++) {          /* a run lasts as long as its slowest GPU */
+            us[b + j] = 0;
+            for (int i = 0; i < on->count; i++) {
+                float ms = 0;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, start[i][j], stop[i][j]));
+                if (ms * 1e3 > us[b + j]) us[b + j] = ms * 1e3;
+            }
         }
     }
-    for (int j = 0; j < BATCH; j++) {
-        CUDA_CHECK(cudaEventDestroy(start[j]));
-        CUDA_CHECK(cudaEventDestroy(stop[j]));
+    for (int i = 0; i < on->count; i++) {
+        CUDA_CHECK(cudaSetDevice(on->device[i]));
+        for (int j = 0; j < BATCH; j++) {
+            CUDA_CHECK(cudaEventDestroy(start[i][j]));
+            CUDA_CHECK(cudaEventDestroy(stop[i][j]));
+        }
     }
 }

@@ -341,6 +341,65 @@ static void test_order(void)
     free(x);
 }
 
+/* ---- shards (shard.c) ---------------------------------------------------------------- */
+/* Deals the chunks out one by one, per_rank to a rank, and counts each rank's
+ * elements chunk by chunk: a slow, plain count to hold shard_of against. */
+static int shards_by_dealing(size_t n, size_t chunk, int ranks, char *why, size_t len)
+{
+    size_t chunks = (n + chunk - 1) / chunk, per_rank = (chunks + ranks - 1) / ranks;
+    size_t *first = calloc((size_t)ranks, sizeof *first), *count = calloc((size_t)ranks, sizeof *count);
+    int rank = 0;
+    size_t dealt = 0;
+    for (size_t c = 0; c < chunks; c++) {
+        if (dealt == per_rank) { rank++; dealt = 0; }
+        size_t len_c = c == chunks - 1 ? n - c * chunk : chunk;
+        if (dealt == 0) first[rank] = c * chunk;
+        count[rank] += len_c;
+        dealt++;
+    }
+    int ok = 1;
+    for (int r = 0; r < ranks && ok; r++) {
+        shard_t s;
+        shard_of(n, chunk, ranks, r, &s);
+        int placed = s.count == 0 || (s.first == first[r] && s.first % chunk == 0 &&
+                                      s.first_chunk * chunk == s.first);
+        if (s.count != count[r] || !placed || s.chunk_count != (s.count + chunk - 1) / chunk ||
+            s.per_rank != per_rank || s.chunks != chunks) {
+            snprintf(why, len, "n %zu, %d ranks, rank %d: shard_of gives [%zu, +%zu), chunks %zu at %zu; "
+                     "dealing gives [%zu, +%zu)", n, ranks, r, s.first, s.count, s.chunk_count,
+                     s.first_chunk, first[r], count[r]);
+            ok = 0;
+        }
+    }
+    free(first);
+    free(count);
+    return ok;
+}
+
+static void test_shard(void)
+{
+    static const int ranks[] = { 1, 2, 3, 4, 7, 16, 1024 };
+    static const size_t sizes[] = { 1, 2, 3, 6, 7, 8, 15, 16, 17, 1023, 1024, 1025, 4095, 4096, 4097,
+                                    8191, 8192, 8193, 7 * 4096 - 1, 7 * 4096 + 1, 16 * 4096,
+                                    1024 * 4096 - 1, 1024 * 4096 + 1, 1000003, 100000007,
+                                    ((size_t)1 << 31) + 5, ((size_t)1 << 32) + 7, (size_t)3 << 32 };
+    char why[300] = "";
+    int ok = 1, tried = 0;
+    for (size_t g = 0; g < sizeof ranks / sizeof ranks[0] && ok; g++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && ok; i++, tried++)
+            ok = shards_by_dealing(sizes[i], 4096, ranks[g], why, sizeof why);
+    check(ok, "shards: whole chunks, in order, per_rank a rank, as dealing them out gives "
+          "(%d cases, 1 to 1024 ranks, n up to 3 * 2^32) %s", tried, why);
+
+    shard_t a, b;
+    shard_of(10000, 4096, 2, 0, &a);
+    shard_of(10000, 4096, 2, 1, &b);
+    check(a.first == 0 && a.count == 8192 && b.first == 8192 && b.count == 1808 && b.first_chunk == 2,
+          "the example in shard.c: 10000 elements on 2 ranks are [0, 8192) and [8192, 10000)");
+    shard_of(1, 4096, 2, 1, &b);
+    check(b.count == 0 && b.chunk_count == 0, "n = 1 on two ranks: the second shard is empty");
+}
+
 /* ---- report ------------------------------------------------------------------------- */
 static int count_fields(const char *line)
 {
@@ -415,9 +474,9 @@ static void test_report(void)
     char header[512], row[1024];
     format_csv_header(header, sizeof header);
     format_csv(row, sizeof row, &r);
-    check(count_fields(header) == count_fields(row) && count_fields(header) == 25,
-          "CSV header and row have the same 25 fields (%d, %d)", count_fields(header), count_fields(row));
-    check(strstr(row, ",warm,-") != NULL, "a step without a fixed order has no replica column value");
+    check(count_fields(header) == count_fields(row) && count_fields(header) == 26,
+          "CSV header and row have the same 26 fields (%d, %d)", count_fields(header), count_fields(row));
+    check(strstr(row, ",warm,-,1") != NULL, "a one-GPU step without a fixed order: no replica, 1 GPU");
 
     r.replica_checked = 1;
     r.replica_equal = 1;
@@ -430,6 +489,11 @@ static void test_report(void)
     r.replica_equal = 0;
     format_report(line, sizeof line, &r);
     check(strstr(line, "grid and block: NO (22 runs, not all equal to") != NULL, "or that it was not: %s", line);
+    r.gpus = 2;
+    format_report(line, sizeof line, &r);
+    format_csv(row, sizeof row, &r);
+    check(strstr(line, "| n 268435456 (1.07 GB) on 2 GPUs |") != NULL && strstr(row, ",differs,2") != NULL,
+          "a step on several GPUs says how many: %s", line);
     check(strstr(row, "\"shuffles, \"\"quoted\"\"\"") != NULL, "CSV quotes text with commas and quotes");
 }
 
@@ -440,6 +504,7 @@ int main(void)
     test_input();
     test_bound();
     test_order();
+    test_shard();
     test_report();
     return failures ? 1 : 0;
 }
