@@ -36,7 +36,7 @@ GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
 endif
 
 # ---- the harness, built once per element type --------------------------------
-HARNESS    := harness check device timing args data order report
+HARNESS    := fail args data order shard report device input timing check harness
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/harness.h common/parts.h
@@ -70,9 +70,67 @@ $(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
 endef
 $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 
+# ---- step 09: several GPUs, with NCCL and MPI -----------------------------------
+# NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
+# starts one process a GPU. Without either, everything else still builds, and
+# make says once what step 09 needs. ranks.c and multi.c are the only parts of
+# the harness that use them.
+MULTI_STEPS := step09
+MULTI_SRCS  := $(wildcard steps/09_*.cu)
+nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
+NCCL_INC    ?= $(firstword $(foreach d,$(nccl_dirs),$(if $(wildcard $(d)/include/nccl.h),$(d)/include)))
+NCCL_LIBDIR ?= $(firstword $(foreach d,$(nccl_dirs:%=%/lib64) $(nccl_dirs:%=%/lib) /usr/lib/x86_64-linux-gnu \
+                 /usr/lib/aarch64-linux-gnu,$(if $(wildcard $(d)/libnccl.so),$(d))))
+MPI_CFLAGS  ?= $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
+STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
+                $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
+STEP09_MSG  := step09 needs $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
+MULTI_OBJS_FLOAT := $(BUILD)/float/ranks.o $(BUILD)/float/multi.o
+MULTI_OBJS_EXACT := $(BUILD)/exact/ranks.o $(BUILD)/exact/multi.o
+MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
+
+$(MULTI_OBJS_FLOAT) $(MULTI_OBJS_EXACT): CFLAGS += -I$(NCCL_INC) $(MPI_CFLAGS)
+
+ifeq ($(strip $(STEP09_NEEDS)),)
+step09: $(MULTI_SRCS) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+$(BUILD)/exact/step09: $(MULTI_SRCS) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+BUILT_STEPS := $(STEPS) $(MULTI_STEPS)
+# Broken multi-GPU sums the tests must catch: a step that drops a rank's chunk
+# sums, and step 09 on a harness whose shards start 1000 elements off the
+# chunks' boundaries (shard.c's SHARD_SHIFT).
+MM := $(BUILD)/mutants/multi
+MULTI_MUTANTS := $(MM)/drop_rank $(MM)/drop_rank_exact $(MM)/shard_shift $(MM)/shard_shift_exact
+$(MM)/drop_rank: tests/mutants/multi/drop_rank.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+$(MM)/drop_rank_exact: tests/mutants/multi/drop_rank.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+$(MM)/shard_shift_%.o: common/shard.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) -DSHARD_SHIFT=1000 $(if $(filter exact,$*),-DREDUCE_EXACT) -I$(CUDA_HOME)/include -c $< -o $@
+$(MM)/shard_shift: $(MULTI_SRCS) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MM)/shard_shift_float.o $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(filter-out %/shard.o,$(FLOAT_OBJS)) \
+	    $(MM)/shard_shift_float.o $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+$(MM)/shard_shift_exact: $(MULTI_SRCS) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MM)/shard_shift_exact.o $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(filter-out %/shard.o,$(EXACT_OBJS)) \
+	    $(MM)/shard_shift_exact.o $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+else
+step09 $(BUILD)/exact/step09:
+	@echo "$(STEP09_MSG)" >&2
+	@exit 1
+BUILT_STEPS := $(STEPS) step09-needs
+step09-needs:
+	@echo "$(STEP09_MSG)"
+endif
+
 .DEFAULT_GOAL := all
-all: $(STEPS)
-exact: $(EXACT)
+all: $(BUILT_STEPS)
+exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 
 # Targets of the course text, the exercise answers and the reliability tests
 # live beside what they build.
@@ -104,7 +162,7 @@ $(BUILD)/mutants/%_exact: tests/mutants/%.cu $(EXACT_OBJS) $(HEADERS) $(BUILD)/g
 $(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
-mutants: $(MUTANTS)
+mutants: $(MUTANTS) $(MULTI_MUTANTS)
 
 # ---- the library baselines and the bandwidth ceiling --------------------------
 # CUB's gpu_to_gpu mode (the baseline of step 08) needs CCCL headers newer than
@@ -153,6 +211,10 @@ compare: all bench
 # the host tests check that every GPU's file holds the same bits as the CPU replica.
 bits: step08
 	python3 bench/bits.py
+# Step 09 on 1 GPU up to every GPU here (MULTI_GPUS=1: the one-GPU baseline),
+# writing results/<gpu>-x<G>/: weak and strong scaling, the combine alone.
+compare-multi: step08 step09
+	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS))
 plots:
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 readme-table:
@@ -209,19 +271,22 @@ sass: step$(STEP) $(BUILD)/exact/step$(STEP)
 print-sanitize-extra:
 	@echo $(SANITIZE_EXTRA)
 print-steps:
-	@echo $(STEP_SRCS)
+	@echo $(STEP_SRCS) $(MULTI_SRCS)
+print-multi-steps:
+	@echo $(MULTI_SRCS)
 
 clean:
-	rm -rf $(BUILD) $(STEPS)
+	rm -rf $(BUILD) $(STEPS) $(MULTI_STEPS)
 
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-08 as ./step00 ... ./step08 (float); make -j for speed"
+	@echo "  make [all]          steps 00-09 as ./step00 ... ./step09 (float); make -j for speed"
+	@echo "                      (step 09 needs NCCL and MPI; without them make says so and goes on)"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"
-	@echo "  make bench          the CUB baseline and the bandwidth ceiling, in $(BUILD)/bench/"
+	@echo "  make bench          the CUB baselines and the bandwidth ceiling, in $(BUILD)/bench/"
 	@echo "  make clean          remove what the build made"
 	@echo "  make help           this list"
 	@echo "  ARCH=sm_90          build for one GPU architecture only (default: this machine's GPU,"
@@ -236,6 +301,8 @@ help:
 	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
+	@echo "  make compare-multi  (GPU) step 09 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
+	@echo "                      MULTI_GPUS=1 for the one-GPU baseline"
 	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
 	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
@@ -248,4 +315,4 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench print-cccl tune compare bits plots readme-table test sanitize print-sanitize-extra print-steps ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps step09-needs ncu profile sass clean help FORCE

@@ -18,12 +18,14 @@ DOCS_OUT ?= $(BUILD)/docs
 
 # Reading order: the introduction, one chapter per step, the comparison, the
 # appendices (Cooperative Groups; the measurement notes, from results/NOTES.md).
-DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS)))
+DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS)))
 DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
-# Measurements: every results/<gpu>/ with a compare.csv, and their plots.
+# Measurements: every results/<gpu>/ with a compare.csv, and their plots; the
+# runs on several GPUs, results/<gpu>-x<G>/multi.md (make compare-multi).
+DOCS_MULTI := $(sort $(wildcard $(RESULTS)/*-x*/multi.md))
 DOCS_RESULT_DIRS := $(patsubst %/compare.csv,%,$(sort $(wildcard $(RESULTS)/*/compare.csv)))
 DOCS_RESULT_DATA := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.csv))
 DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
@@ -38,7 +40,7 @@ DOCS_TEMPLATE := docs/template.html
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
                  $(wildcard $(RESULTS)/NOTES.md) \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) docs/docs.mk
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
@@ -47,6 +49,7 @@ DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --template $(DOCS_TEMPLATE) --lua-filter $(DOCS_FILTER) --mathml \
              --metadata chapters="$(DOCS_CHAPTERS)" \
              --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
+             --metadata multi-results="$(DOCS_MULTI)" \
              --metadata results-root=$(RESULTS) \
              --metadata docs-dir=docs \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
@@ -65,6 +68,7 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
                 --template docs/template.md --lua-filter $(DOCS_FILTER) \
                 --metadata chapters="$(DOCS_CHAPTERS)" \
                 --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
+                --metadata multi-results="$(DOCS_MULTI)" \
                 --metadata results-root=$(RESULTS) \
                 --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
 # Everything course/ is made from; course/sources.sha256 records it.

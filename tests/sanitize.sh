@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sanitize.sh SIZES PROGRAM...: runs compute-sanitizer's memcheck (with leak
 # checking), racecheck, synccheck and initcheck over each program at the given
-# sizes (--check-only). Prints PASS, FAIL or SKIP per program and tool, then a
+# sizes (--check-only). A PROGRAM may carry arguments in the same word
+# ("step09 --virtual-ranks 3"). Prints PASS, FAIL or SKIP per program and tool, then a
 # summary line; exits 1 if anything failed.
 set -u
 sizes=$1
@@ -13,14 +14,16 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
     echo "$pass passed, $fail failed, $skip skipped"
     exit 0
 fi
-for p in "$@"; do
+for word in "$@"; do
+    read -r -a cmd <<<"$word"
+    p=${cmd[0]}
     [ -x "$p" ] || p=./$p
-    name=$(echo "$p" | sed 's|^\./||; s|/|_|g')
+    name=$(echo "${cmd[*]}" | sed 's|^\./||; s|/|_|g; s| --*|_|g; s| |_|g')
     for tool in memcheck racecheck synccheck initcheck; do
         extra=
         [ "$tool" = memcheck ] && extra="--leak-check full"
         log=build/logs/sanitize_${name}_$tool.log
-        compute-sanitizer --tool "$tool" $extra --error-exitcode 42 "$p" --check-only --n "$sizes" >"$log" 2>&1
+        compute-sanitizer --tool "$tool" $extra --error-exitcode 42 "$p" "${cmd[@]:1}" --check-only --n "$sizes" >"$log" 2>&1
         rc=$?
         if [ $rc -eq 0 ] && grep -Eq "SUMMARY: 0 (errors|hazards)" "$log"; then
             echo "PASS sanitize/$name/$tool"; pass=$((pass + 1))
