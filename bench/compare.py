@@ -67,12 +67,26 @@ def write_csv(path, rows, fields):
 
 
 # ---- measuring ---------------------------------------------------------------
-def programs():
-    """(name, command) of every step the Makefile lists, then the CUB baselines."""
-    p = subprocess.run(["make", "-s", "--no-print-directory", "print-steps"], cwd=ROOT,
+def make_list(target):
+    p = subprocess.run(["make", "-s", "--no-print-directory", target], cwd=ROOT,
                        capture_output=True, text=True, check=True)
-    steps = [os.path.basename(f)[:-3] for f in p.stdout.split()]
-    found = [(name, f"./step{name[:2]}") for name in steps] + [CUB]
+    return [os.path.basename(f)[:-3] for f in p.stdout.split()]
+
+
+def programs():
+    """(name, command) of every step the Makefile lists (a step for several
+    GPUs on one, where it was built), then the CUB baselines."""
+    multi = make_list("print-multi-steps")
+    found = []
+    for name in make_list("print-steps"):
+        prog = f"./step{name[:2]}"
+        if name not in multi:
+            found.append((name, prog))
+        elif os.path.exists(os.path.join(ROOT, prog)):
+            found.append((name, f"{prog} --gpus 1"))
+        else:
+            progress(f"SKIP {name}: not built (make {prog[2:]} says what it needs)")
+    found.append(CUB)
     if os.path.exists(os.path.join(ROOT, CUB_G2G[1])):
         found.append(CUB_G2G)
     else:
@@ -109,12 +123,12 @@ def measure(sizes, out_dir_root):
         large = [n for n in mine if n > SMALL]
         for group, extra in ((small, ["--reps", "200"]), (large, [])):
             if group:
-                got, note = run_csv([prog, "--csv", "--n", ",".join(map(str, group))] + extra,
+                got, note = run_csv(prog.split() + ["--csv", "--n", ",".join(map(str, group))] + extra,
                                     f"n = {power_label(group[0])} .. {power_label(group[-1])}")
                 rows += got
                 if note:
                     notes[name] = note
-        got, note = run_csv([prog, "--csv", "--n", str(DETERMINISM_N), "--reps",
+        got, note = run_csv(prog.split() + ["--csv", "--n", str(DETERMINISM_N), "--reps",
                              str(DETERMINISM_RUNS - 2)], f"determinism at {power_label(DETERMINISM_N)}")
         det_rows += got
     progress("[ceiling] read-only kernel, device copy, empty kernel")
