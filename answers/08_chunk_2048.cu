@@ -1,0 +1,199 @@
+/* 08_chunk_2048.cu: step 08 with chunks of 2048 elements instead of 4096.
+ *
+ *     make answers && build/answers/08_chunk_2048 --n 10^6+3
+ *     build/answers/08_chunk_2048_exact --n 10^6+3          (the uint32 build)
+ *
+ * One change: CHUNK is 2048. Each lane now adds 16 vectors of its chunk
+ * (l, l + 32, ..., l + 480) instead of 32, in two rounds of 8 loads, and there
+ * are twice as many chunk sums for the levels above. Everything else is step
+ * 08: the same warp code, the same shuffle tree, the same last-block finish.
+ *
+ * And one line that the change made necessary: #pragma unroll 1 on the loop
+ * over rounds in lane_sum. With two rounds instead of four, nvcc unrolls that
+ * loop and issues all 16 loads of a lane at once: 96 registers a thread
+ * instead of 56, and a block of 1024 threads no longer fits on the
+ * multiprocessor (the harness stops with "no block of 1024 threads fits").
+ * A sum whose bits must not depend on the block size has to take every block
+ * size, so the rounds stay apart. It changes when the loads are issued, not
+ * the order of the additions (nvcc -Xptxas -v shows the registers).
+ *
+ * What to observe:
+ *   - It is still a fixed order: the result does not depend on --block or
+ *     --grid, and it equals the CPU replica bit for bit. The harness builds
+ *     its replica from the step's .chunk field, so it replays this order,
+ *     not step 08's:
+ *         build/answers/08_chunk_2048 --n 10^6+3 --csv --check-only --grid 1
+ *         build/answers/08_chunk_2048 --n 10^6+3 --csv --check-only --block 32
+ *     (the replica column says "equal", and the sum column agrees).
+ *   - It is another order, so other bits: compare with step 08 at the same
+ *     size and seeds,
+ *         ./step08 --n 10^6+3 --seed 1,2,3 --csv --check-only
+ *     and the sums differ in the last place for some seeds (on the CPU the
+ *     two replicas at n = 10^6+3 agree for seed 1 and differ for seeds 2 and
+ *     3). For n up to 2048 they are the same: one chunk, and the lanes add
+ *     the same vectors in the same sequence; 4096 only adds zeros after them.
+ *   - Both are right: each is within the error bound of the exact sum, and
+ *     neither is closer in general. The chunk size is part of the order, so
+ *     it is part of the promise: a library that tuned it per GPU (a larger
+ *     chunk where it is faster) would give other bits on another GPU.
+ *   - The exact (uint32) build cannot tell the two apart: integer addition
+ *     does not care about order.
+ *
+ * tests/answers.sh runs it: OK and equal to its replica at every size, block
+ * and grid it tries, one sum per input across grids and blocks, and at
+ * n = 10^6+3 a sum other than step 08's for at least one of seeds 1, 2, 3.
+ */
+#include <cooperative_groups.h>
+
+#include "../common/harness.h"
+
+namespace cg = cooperative_groups;
+
+#define CHUNK 2048                        // elements per chunk: the one change (step 08: 4096)
+#define LANES 32
+#define PER_LANE (CHUNK / (4 * LANES))    // 4-element vectors each lane adds: 16
+#define LOADS_IN_FLIGHT 8                 // loads issued before the first add: speed only, not the order
+
+// ---- kernels ----------------------------------------------------------------
+// Vector i of p[0..len) where the chunk ends inside or before it: 0 past len.
+__device__ elem4_t tail_vector(const elem_t *p, unsigned i, unsigned len)
+{
+    elem4_t v = { 0, 0, 0, 0 };           // v.w stays 0: 4 i + 3 < len is a whole vector
+    if (4 * i + 0 < len) v.x = p[4 * i + 0];
+    if (4 * i + 1 < len) v.y = p[4 * i + 1];
+    if (4 * i + 2 < len) v.z = p[4 * i + 2];
+    return v;
+}
+
+// Lane l's share of p[0..len): vectors l, l + 32, ..., l + 480, added in that
+// sequence, each as (x + y) + (z + w). whole says that len == CHUNK, so that
+// the compiler drops every comparison with len. p must be 16-byte aligned.
+__device__ __forceinline__ elem_t lane_sum(const elem_t *p, unsigned lane, unsigned len, bool whole)
+{
+    const elem4_t *p4 = (const elem4_t *)p;
+    elem_t sum = 0;
+    #pragma unroll 1                      // keep the two rounds apart (see the top of the file)
+    for (int j = 0; j < PER_LANE; j += LOADS_IN_FLIGHT) {
+        elem4_t v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++) {
+            unsigned i = lane + LANES * (j + k);
+            v[k] = whole || 4 * i + 4 <= len ? p4[i] : tail_vector(p, i, len);
+        }
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    }
+    return sum;
+}
+
+// The sum of p[0..len), len <= CHUNK, in the chunk's fixed order; valid in
+// lane 0. The tree is written out: cg::reduce's is the library's to change.
+__device__ elem_t chunk_sum(cg::thread_block_tile<32> warp, const elem_t *p, unsigned len)
+{
+    unsigned lane = warp.thread_rank();
+    elem_t sum = len == CHUNK ? lane_sum(p, lane, CHUNK, true) : lane_sum(p, lane, len, false);
+    for (int offset = LANES / 2; offset > 0; offset /= 2)
+        sum += warp.shfl_down(sum, offset);       // lane l adds lane l + offset
+    return sum;
+}
+
+// One level: warps first, first + stride, ... sum the chunks of from[0..m),
+// chunk c into to[c], or into *out when there is only one chunk.
+__device__ void sum_chunks(cg::thread_block_tile<32> warp, const elem_t *from, size_t m,
+                           elem_t *to, elem_t *out, size_t first, size_t stride)
+{
+    size_t chunks = (m + CHUNK - 1) / CHUNK;
+    for (size_t c = first; c < chunks; c += stride) {
+        size_t left = m - c * CHUNK;
+        elem_t s = chunk_sum(warp, from + c * CHUNK, left < CHUNK ? (unsigned)left : CHUNK);
+        if (warp.thread_rank() == 0)
+            *(chunks == 1 ? out : to + c) = s;
+    }
+}
+
+// Sums m >= 2 chunk sums, level after level, in one block, into *out. Each
+// level's sums follow the level below, 16-byte aligned.
+__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    for (elem_t *level = sums; m > 1; m = (m + CHUNK - 1) / CHUNK) {
+        elem_t *next = level + (m + 3) / 4 * 4;
+        sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());
+        block.sync();                         // this level is written: the next may read it
+        level = next;
+    }
+}
+
+// Warp w of the grid sums chunks w, w + warps, ... into sums[chunk]; then the
+// last block to finish (step 06's ticket) or the only one sums them.
+__global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *sums, unsigned *blocks_done,
+                              elem_t *out)
+{
+    __shared__ bool is_last;
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    size_t warps = (size_t)gridDim.x * warp.meta_group_size();
+    sum_chunks(warp, in, n, sums, out, (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank(),
+               warps);
+    if (n <= CHUNK) return;                   // one chunk: its warp wrote *out
+    if (gridDim.x > 1)
+        __threadfence();                      // release: this thread's chunk sums before the ticket
+    block.sync();                             // every chunk sum of this block is written
+    if (block.thread_rank() == 0) {
+        is_last = gridDim.x == 1 || atomicAdd(blocks_done, 1) == gridDim.x - 1;
+        if (is_last && gridDim.x > 1)
+            __threadfence();                  // acquire: the tickets before the chunk sums
+    }
+    block.sync();                             // share is_last (and what thread 0 saw)
+    if (!is_last) return;
+    combine(block, sums, (n + CHUNK - 1) / CHUNK, out);
+    if (gridDim.x > 1 && block.thread_rank() == 0)
+        *blocks_done = 0;                     // every ticket drawn: ready for the next launch
+}
+
+// ---- launcher ---------------------------------------------------------------
+// As many blocks as fit on the GPU at once, no more warps than chunks. Any
+// other grid gives the same bits (try --grid).
+static size_t grid_size(const launch_t *L)
+{
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, 0));
+    size_t resident = (size_t)per_sm * L->sm_count;
+    size_t needed = div_up(div_up(L->n, CHUNK), (size_t)L->block / LANES);
+    return min_size(resident, needed);
+}
+
+// The sums of every level that has more than one, each 16-byte aligned.
+static size_t scratch_size(const launch_t *L)
+{
+    size_t elems = 0;
+    for (size_t m = div_up(L->n, CHUNK); m > 1; m = div_up(m, CHUNK))
+        elems += div_up(m, 4) * 4;
+    return elems * sizeof(elem_t);
+}
+
+static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
+{
+    elem_t *sums = (elem_t *)L->scratch;
+    unsigned *blocks_done = (unsigned *)L->state;     // zero between launches
+    reduce_kernel<<<L->grid, L->block, 0, stream>>>(d_in, L->n, sums, blocks_done, d_out);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// ---- step -------------------------------------------------------------------
+static const step_t step = {
+    .name = "08_chunk_2048",
+    .technique = "step 08 with chunks of 2048: another fixed order",
+    .deterministic = 1,
+    .combine = COMBINE_FIXED_ORDER,
+    .block_rule = BLOCK_POW2,
+    .default_block = 512,
+    .grid_size = grid_size,
+    .scratch_size = scratch_size,
+    .state_bytes = sizeof(unsigned),
+    .chunk = CHUNK,
+    .reduce = reduce,
+};
+
+int main(int argc, char **argv) { return run_step(argc, argv, &step); }
