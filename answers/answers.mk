@@ -10,7 +10,8 @@
 ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 01_interleaved 01_interleaved_strided 03_warp_xor \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
-                06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug
+                06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug \
+                08_chunk_2048 08_fixed_point
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -44,6 +45,17 @@ endef
 ANSWERS :=
 $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 
+# Answers on several GPUs are built like step 09, where NCCL and MPI are.
+ifeq ($(strip $(STEP09_NEEDS)),)
+$(ANSWERS_DIR)/09_allreduce: answers/09_allreduce.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+$(ANSWERS_DIR)/09_allreduce_exact: answers/09_allreduce.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+ANSWERS += $(ANSWERS_DIR)/09_allreduce $(ANSWERS_DIR)/09_allreduce_exact
+endif
+
 answers: $(ANSWERS)
 
 # Answers that must be clean under all four compute-sanitizer tools (float
@@ -52,6 +64,6 @@ answers: $(ANSWERS)
 # 07_plain_launch (it stops on purpose) and 07_stride_bug (wrong on purpose).
 SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
-                  04_binary_partition 06_acq_rel 07_normalize)
+                  04_binary_partition 06_acq_rel 07_normalize 08_chunk_2048 08_fixed_point)
 
 .PHONY: answers

@@ -20,6 +20,19 @@
 #                 and right with --grid 1: the harness catches the bug
 #   no-fence      06_no_fence runs; how many of its runs were wrong is reported,
 #                 not judged (it may well pass)
+#   chunk-2048    08_chunk_2048 (step 08 with chunks of 2048): one sum per input
+#                 over blocks 32 to 1024 and grids 1 to 4096, each equal to its own
+#                 CPU replica, float and exact; at n = 10^6+3 its float sum differs
+#                 from ./step08's for at least one of seeds 1, 2, 3
+#   fixed-point   08_fixed_point (exact integers, atomics in any order): one sum
+#                 per input over blocks and grids, float and exact; every float
+#                 sum is the float nearest the exact reference (correctly rounded:
+#                 an error of at most half an ulp)
+#   allreduce     09_allreduce (step 09 with ncclAllReduce of the shards'
+#                 totals), where step 09 is built: on one GPU, step 08's bits
+#                 (the replica's) at every size, float and exact; on two GPUs
+#                 or more, not step 08's bits at some size (the harness says
+#                 WRONG there: another order), and the exact build still right
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -54,8 +67,9 @@ check() {
 
 # The correct answers; those with a deterministic claim; float-only ones.
 CORRECT="04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor 04_row_sums
-         04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_acq_rel 07_normalize"
-DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize"
+         04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_acq_rel 07_normalize
+         08_chunk_2048 08_fixed_point"
+DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize 08_chunk_2048 08_fixed_point"
 FLOAT_ONLY="07_normalize 07_plain_launch"
 ALL="00_racy 01_racy_shared $CORRECT 06_no_fence 07_plain_launch 07_stride_bug"
 
@@ -195,6 +209,106 @@ for p in $(builds 07_stride_bug); do
     check "answers/stride-bug/$kind OK with --grid 1" --rows 2 --ok all -- \
         "$p" --check-only --n 65537 --grid 1 --seed 1,2
 done
+
+# ---- chunk-2048 -------------------------------------------------------------------
+# Another chunk, another fixed order: the harness replays it from the step's
+# .chunk, so every row must equal the replica and agree across launch shapes.
+# Sizes around the chunk (2048, 4096) and the levels (2048^2 = 2^22).
+C2_SIZES=1,2047,2048,2049,4097,65537,10^6+3,2^22+1,2^24+1
+for p in $(builds 08_chunk_2048); do
+    for b in 32 64 128 256 512 1024; do
+        "$p" --check-only --csv --n $C2_SIZES --seed 1 --block "$b" 2>>"$ERR"
+    done | python3 tests/csvcheck.py "answers/chunk-2048/$(kind "$p"): blocks 32 to 1024, one sum per input, the replica's" \
+               --rows 54 --ok all --same-sum --replica equal
+    for g in 1 2 3 7 132 528 4096; do
+        "$p" --check-only --csv --n $C2_SIZES --seed 1 --block 256 --grid "$g" 2>>"$ERR"
+    done | python3 tests/csvcheck.py "answers/chunk-2048/$(kind "$p"): grids 1 to 4096, one sum per input, the replica's" \
+               --rows 63 --ok all --same-sum --replica equal
+done
+# The chunk is part of the order: step 08's bits are not these. (On the CPU
+# the two replicas at n = 10^6+3 agree for seed 1 and differ for seeds 2 and 3.)
+name="answers/chunk-2048/float: at n = 10^6+3, other bits than step 08"
+if [ -x ./step08 ] && [ -x "$A/08_chunk_2048" ]; then
+    { ./step08 --check-only --csv --n 10^6+3 --seed 1,2,3 2>>"$ERR"
+      "$A/08_chunk_2048" --check-only --csv --n 10^6+3 --seed 1,2,3 2>>"$ERR"; } |
+        python3 -c '
+import csv, sys
+name = sys.argv[1]
+rows = [r for r in csv.DictReader(sys.stdin) if r["step"] != "step"]
+sums = {}
+for r in rows:
+    sums.setdefault(r["seed"], {})[r["step"]] = r["sum"]
+wrong = [r for r in rows if r["status"] != "OK"]
+differ = sorted(s for s, v in sums.items() if len(v) == 2 and len(set(v.values())) == 2)
+if len(rows) != 6 or len(sums) != 3 or wrong:
+    print("FAIL %s: %d rows, %d WRONG; expected 6 OK rows (3 seeds, 2 programs)" % (name, len(rows), len(wrong)))
+elif not differ:
+    print("FAIL %s: the same sum for every seed: %s" % (name, sums))
+else:
+    print("PASS %s (seed %s: %s)" % (name, ", ".join(differ), "; ".join(
+        " vs ".join(sums[s].values()) for s in differ)))' "$name"
+else
+    echo "FAIL $name: ./step08 or $A/08_chunk_2048 is not built"
+fi
+
+# ---- fixed-point -------------------------------------------------------------------
+# Exact integers meet through atomics in timing order: the same sum for any
+# block and grid, in both builds. In float, one rounding at the end: the sum
+# must be the float nearest the exact reference (%.17g in the CSV is exact for
+# these sums, k 2^-23 with |k| < 2^53).
+FP_SIZES=1,1000,4097,10^6+3,2^24+1
+for p in $(builds 08_fixed_point); do
+    { for b in 32 256 1024; do
+          "$p" --check-only --csv --n $FP_SIZES --seed 1,2 --block "$b" 2>>"$ERR"
+      done
+      for g in 1 3 132 4096; do
+          "$p" --check-only --csv --n $FP_SIZES --seed 1,2 --block 256 --grid "$g" 2>>"$ERR"
+      done; } | python3 tests/csvcheck.py "answers/fixed-point/$(kind "$p"): blocks and grids, one sum per input" \
+                  --rows 70 --ok all --same-sum
+done
+name="answers/fixed-point/float: correctly rounded, the float nearest the exact sum"
+if [ -x "$A/08_fixed_point" ]; then
+    "$A/08_fixed_point" --check-only --csv --n 1,1000,4097,10^6+3,2^24+1,10^8+7 --seed 1,2,3 2>>"$ERR" |
+        python3 -c '
+import csv, struct, sys
+name = sys.argv[1]
+rows = list(csv.DictReader(sys.stdin))
+def nearest(x):                      # the float nearest to x (ties to even)
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+# %.9g names one float: rounding it back gives that float exactly.
+off = [r for r in rows if r["status"] != "OK" or
+       nearest(float(r["sum"])) != nearest(float(r["reference"]))]
+if len(rows) != 18 or off:
+    print("FAIL %s: %d rows (expected 18); %s" % (name, len(rows), ", ".join(
+        "n=%s seed=%s: %s %s, nearest %.9g" % (r["n"], r["seed"], r["status"], r["sum"],
+                                              nearest(float(r["reference"]))) for r in off[:4])))
+else:
+    print("PASS %s (%d sums, n = 1 to 10^8+7)" % (name, len(rows)))' "$name"
+else
+    echo "FAIL $name: $A/08_fixed_point is not built"
+fi
+
+# ---- allreduce -------------------------------------------------------------------
+if [ ! -x ./step09 ]; then
+    echo "SKIP answers/allreduce: step 09 is not built here (it needs NCCL and MPI)"
+elif [ ! -x "$A/09_allreduce" ] || [ ! -x "$A/09_allreduce_exact" ]; then
+    echo "FAIL answers/allreduce: $A/09_allreduce is not built"
+else
+    for p in "$A/09_allreduce" "$A/09_allreduce_exact"; do
+        "$p" --gpus 1 --check-only --csv --n 1,4095,4097,10^6+3,2^24+1,10^8+7 --seed 1,2 2>>"$ERR" |
+            python3 tests/csvcheck.py "answers/allreduce/$(kind "$p"): one GPU, step 08's bits" \
+                --rows 12 --ok all --replica equal
+    done
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        "$A/09_allreduce" --gpus 2 --check-only --csv --n 10^6+3,2^24+1,10^8+7 --seed 1,2,3 2>/dev/null |
+            python3 tests/csvcheck.py "answers/allreduce/float: two GPUs, other bits than step 08's" \
+                --rows 9 --ok some-wrong
+        "$A/09_allreduce_exact" --gpus 2 --check-only --csv --n 10^6+3,2^24+1,10^8+7 2>>"$ERR" |
+            python3 tests/csvcheck.py "answers/allreduce/exact: two GPUs, still the exact sum" --rows 3 --ok all
+    else
+        echo "SKIP answers/allreduce/two GPUs: this machine shows fewer than two"
+    fi
+fi
 
 # ---- no-fence -------------------------------------------------------------------
 # A failure here would be a finding, not a test failure: the check is that the
