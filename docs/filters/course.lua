@@ -31,6 +31,8 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```   the line the program prints for that run, rebuilt from its CSV row
   ```{.plot file="bandwidth.svg" caption="..."}
   ```   the figure results/<gpu>/bandwidth.svg
+  ```{.multi}
+  ```   every results/<gpu>-x<G>/multi.md that make compare-multi wrote
   []{.m step="03" n="2^28" v="gbps"}
         one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
@@ -40,7 +42,11 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         one column of the first row of results/<gpu>/FILE that matches where=
 
 If there are no measurements yet, each of these says so in one line and the
-build goes on: the course builds on a fresh clone without a GPU.
+build goes on: the course builds on a fresh clone without a GPU. So does a new
+step before it is measured: its rows read "not measured", its numbers "(not
+measured yet)", and a chart leaves it out and says so in its caption (a name
+that is neither a step with a chapter nor a CUB baseline still stops the
+build).
 
 Pages:
 
@@ -53,6 +59,7 @@ Metadata, set by docs/docs.mk:
   chapter       the page being built: a chapter name, "index" or "course"
   chapters      every chapter name, in reading order
   results-dirs  the results/<gpu> directories that hold a compare.csv
+  multi-results the results/<gpu>-x<G>/multi.md files
   results-root  the directory they are in (results)
   docs-dir      where the chapters live (docs)
 
@@ -77,6 +84,7 @@ local cfg = {
   page = "?",           -- the page being built
   chapters = {},
   results = {},         -- results/<gpu> directories
+  multi = {},           -- results/<gpu>-x<G>/multi.md files
   root = "results",     -- the directory that holds them
   docs = "docs",
   repo = "../..",       -- the repository, seen from the HTML pages
@@ -329,11 +337,17 @@ local function nothing_measured(what)
   return note("*No measured " .. what .. " in `results/` yet: `make compare` on a machine with a GPU writes them.*")
 end
 
+-- Is this row's program the one asked for? "03" names 03_warp_shuffle; "cub"
+-- names CUB's default only, not cub_gpu_to_gpu, which is named in full.
+local function is_program(step, prog)
+  step = step or ""
+  return step == prog or (prog ~= "cub" and step:sub(1, #prog + 1) == prog .. "_")
+end
+
 -- The row of compare.csv for a program ("03", "03_warp_shuffle", "cub") and n.
 local function find_row(rows, prog, n)
   for _, r in ipairs(rows) do
-    local step = r.step or ""
-    if (step == prog or step:sub(1, #prog + 1) == prog .. "_") and tonumber(r.n) == n then return r end
+    if is_program(r.step, prog) and tonumber(r.n) == n then return r end
   end
   return nil
 end
@@ -349,6 +363,16 @@ end
 
 local function short(step)
   return step == "cub" and "CUB" or step
+end
+
+-- A program the course knows, a step with a chapter ("08", "08_fixed_order")
+-- or a CUB baseline: without rows it is not measured yet, not misspelt.
+local function known_program(prog)
+  if prog == "cub" or prog:sub(1, 4) == "cub_" then return true end
+  for _, c in ipairs(cfg.chapters) do
+    if c == prog or c:sub(1, #prog + 1) == prog .. "_" then return true end
+  end
+  return false
 end
 
 -- The nominal peak, from the row with the most digits in its % of peak.
@@ -614,7 +638,7 @@ local function measure(el)
   local r
   if file == "determinism.csv" then
     for _, x in ipairs(rows) do
-      if x.step == step or x.step:sub(1, #step + 1) == step .. "_" then r = x end
+      if is_program(x.step, step) then r = x end
     end
   else
     r = find_row(rows, step, parse_size(a["n"] or fail("m: which size? n=\"2^28\"")))
@@ -713,11 +737,12 @@ local function chart(el)
   end
   -- The series: points (log2 n, value) for each program.
   local series, xmin, xmax, ymin, ymax = {}, 1e9, -1e9, 1e300, -1e300
+  local unmeasured = {}
   for k, prog in ipairs(progs) do
     local pts, name = {}, prog
     for _, r in ipairs(rows) do
       local step = r.step or ""
-      if step == prog or step:sub(1, #prog + 1) == prog .. "_" then
+      if is_program(step, prog) then
         name = step
         local n, y = tonumber(r.n), tonumber(r.gbps)
         if metric == "vs_cub" then
@@ -732,8 +757,16 @@ local function chart(el)
         end
       end
     end
-    if #pts == 0 then fail("chart: no rows for '" .. prog .. "' in " .. dir .. "/compare.csv") end
-    series[#series + 1] = { name = short(name), pts = pts, cls = name == "cub" and "cub" or ("s" .. (#series)) }
+    if #pts > 0 then
+      series[#series + 1] = { name = short(name), pts = pts, cls = name == "cub" and "cub" or ("s" .. (#series)) }
+    elseif known_program(prog) then
+      unmeasured[#unmeasured + 1] = prog
+    else
+      fail("chart: no rows for '" .. prog .. "' in " .. dir .. "/compare.csv")
+    end
+  end
+  if #series == 0 then
+    return note("*Not measured yet: " .. table.concat(unmeasured, ", ") .. " (`" .. dir .. "/compare.csv`).*")
   end
   local ceiling
   if metric == "gbps" then
@@ -756,6 +789,7 @@ local function chart(el)
   local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
   local label = metric == "gbps" and "GB/s (higher is better)" or "speed relative to CUB (higher is better)"
   local title = (el.attributes["caption"] or label) .. " Measured on " .. (rows[1].device or dir) .. "."
+  if #unmeasured > 0 then title = title .. " Not measured yet: " .. table.concat(unmeasured, ", ") .. "." end
   add('<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">', W, H, esc(title))
   add('<rect class="frame" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>', L, T, W - L - R, H - T - B)
   for e = y0, y1 do
@@ -832,7 +866,11 @@ local function report(el)
   if not r then return note("*No measured run of " .. step .. " at n = " .. size_md(n) .. " yet.*") end
   local runs, distinct = tonumber(r.runs), tonumber(r.distinct)
   local det
-  if distinct == 1 then det = string.format("deterministic: %s (%d runs, all identical)", r.deterministic, runs)
+  if r.replica == "equal" or r.replica == "differs" then
+    det = string.format("same bits on any GPU, grid and block: %s (%d runs, %s the CPU replica of the order)",
+                        r.replica == "equal" and "yes" or "NO", runs,
+                        r.replica == "equal" and "equal to" or "not all equal to")
+  elseif distinct == 1 then det = string.format("deterministic: %s (%d runs, all identical)", r.deterministic, runs)
   else det = string.format("deterministic: %s (%d runs, %d distinct, spread %.0f ulp)", r.deterministic, runs,
                            distinct, tonumber(r.spread_ulp)) end
   local line = string.format("%s | %s | n %s (%s) | median %s, min %s | %.0f GB/s, %.1f%% of peak | " ..
@@ -862,6 +900,38 @@ local function include_markdown(el)
     if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
   end
   return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
+end
+
+-- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
+-- one after another; where there are none yet, a note that says what to run.
+local function multi_results(el)
+  must_be_empty(el, "multi")
+  if #cfg.multi == 0 then
+    return note("*No runs on several GPUs in `results/` yet: `make compare-multi` on a machine " ..
+                "with two GPUs or more writes `results/<gpu>-x<G>/`; with `MULTI_GPUS=1`, the one-GPU baseline.*")
+  end
+  local blocks, several = {}, false
+  for _, path in ipairs(cfg.multi) do
+    if path:match("%-x(%d+)/multi%.md$") and tonumber(path:match("%-x(%d+)/multi%.md$")) > 1 then several = true end
+    local text = read_file(path) or fail("multi: cannot read " .. path)
+    for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+      if b.t == "Header" and b.level == 1 then
+        b.level = 3
+        blocks[#blocks + 1] = b
+      elseif b.t == "Header" then
+        b.level = 4
+        b.identifier = ""
+        blocks[#blocks + 1] = b
+      else
+        blocks[#blocks + 1] = b
+      end
+    end
+  end
+  if not several then
+    blocks[#blocks + 1] = note("*Runs on two GPUs or more are still to come: `make compare-multi` on such a " ..
+                               "machine writes `results/<gpu>-x<G>/`, and this section shows it.*")
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
 -- ---- chapters, index, neighbours ----------------------------------------------
@@ -908,6 +978,7 @@ local handlers = {
     if el.attributes["include"] then return include(el) end
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
+    if el.classes:includes("multi") then return multi_results(el) end
     if el.attributes["results"] then
       -- results="steps" (every step) or results="02 03", as a shorter form.
       local v = el.attributes["results"]
@@ -1123,6 +1194,7 @@ function Pandoc(doc)
   cfg.results = words(m["results-dirs"] and stringify(m["results-dirs"]) or "")
   cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
+  cfg.multi = words(m["multi-results"] and stringify(m["multi-results"]) or "")
   cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
   cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
   cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."
