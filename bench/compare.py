@@ -230,6 +230,8 @@ class Results:
         runs, distinct = int(r["runs"]), int(r["distinct"])
         if r["status"] != "OK":
             return "WRONG"
+        if distinct == 1 and r.get("replica") == "equal":
+            return f"identical ({runs} runs), the CPU replica's: any GPU"
         if distinct == 1:
             return f"identical ({runs} runs)"
         return f"{distinct} distinct of {runs}, spread {float(r['spread_ulp']):.0f} ulp"

@@ -166,7 +166,7 @@ def tables(out_dir):
                                  f"{(n + 4095) // 4096:,} | {fmt_us(us(r))} |")
     lines.append("")
 
-    lines += ["## Small arrays: where one GPU is faster", "",
+    lines += ["## Small arrays: where one GPU is faster" if gmax > 1 else "## Small arrays, on one GPU", "",
               "| n | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''} ({form_name[f]})" for g in range(1, gmax + 1)
                                     for f in forms if g > 1 or f == "process") + " |",
               "|--:|" + "--:|" * sum(1 for g in range(1, gmax + 1) for f in forms if g > 1 or f == "process")]
@@ -184,6 +184,8 @@ def tables(out_dir):
                     crossover[(g, f)] = n
         lines.append(f"| {power_label(n)} | " + " | ".join(cells) + " |")
     lines.append("")
+    if gmax == 1:
+        lines.append("- One GPU only: where several become faster needs a run on two GPUs or more.")
     for g in range(2, gmax + 1):
         for f in forms:
             n = crossover.get((g, f))

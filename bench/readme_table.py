@@ -83,11 +83,37 @@ def generate():
     row = ["CUB", "`cub::DeviceReduce::Sum`, for comparison (`make bench && build/bench/cub_sum`)"]
     row += [us("cub", n) for n in SIZES] + [res.cell("cub", SIZES[-1], "gbps"), "1.00", res.determinism("cub")]
     lines.append("| " + " | ".join(row) + " |")
+    row = ["CUB gpu_to_gpu", "the same bits on any GPU, CUB's way (`build/bench/cub_gpu_to_gpu`, newer CCCL)"]
+    if "cub_gpu_to_gpu" in res.programs:
+        row += [us("cub_gpu_to_gpu", n) for n in SIZES] + [res.cell("cub_gpu_to_gpu", SIZES[-1], "gbps"),
+                res.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub"), res.determinism("cub_gpu_to_gpu")]
+        lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Every size: "
               f"[{rel}/compare.md]({rel}/compare.md); how each choice was made: "
-              "[results/NOTES.md](results/NOTES.md).", "",
-              f"![Bandwidth against n]({rel}/bandwidth.svg)"]
+              "[results/NOTES.md](results/NOTES.md).", ""]
+    lines += multi_lines(res)
+    lines += [f"![Bandwidth against n]({rel}/bandwidth.svg)"]
     return "\n".join([BEGIN] + lines + [END])
+
+
+def multi_lines(res):
+    """Step 09 on one GPU against step 08 (same run), and the runs on several GPUs."""
+    out = []
+    t = {n: (res.time("08_fixed_order", n), res.time("09_multi_gpu", n)) for n in (2 ** 16, 2 ** 28)}
+    if all(a and b for a, b in t.values()):
+        (a16, b16), (a28, b28) = t[2 ** 16], t[2 ** 28]
+        out += [f"Step 09 ran here on one GPU (`--gpus 1`, through NCCL all the same): at 2^28 it took "
+                f"{us_text(b28)} µs against step 08's {us_text(a28)} µs ({100 * (b28 / a28 - 1):.1f}% more), at "
+                f"2^16 {us_text(b16)} µs against {us_text(a16)} µs: the same additions, in three launches "
+                "(the chunk sums, NCCL's all-gather, the total) where step 08 needs one.", ""]
+    found = sorted(glob.glob(os.path.join(ROOT, "results", "*-x*", "multi.md")))
+    if found:
+        links = ", ".join(f"[{os.path.relpath(f, ROOT)}]({os.path.relpath(f, ROOT)})" for f in found)
+        line = f"Step 09 on one GPU and on several (`make compare-multi`): {links}."
+        if not any(re.search(r"-x([2-9]|\d\d+)/", f) for f in found):
+            line += " Runs on two GPUs or more are still to come."
+        out += [line, ""]
+    return out
 
 
 def human_bytes(b):
