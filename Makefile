@@ -120,6 +120,7 @@ $(MM)/shard_shift_exact: $(MULTI_SRCS) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MM)/s
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(filter-out %/shard.o,$(EXACT_OBJS)) \
 	    $(MM)/shard_shift_exact.o $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
 else
+.PHONY: step09 $(BUILD)/exact/step09
 step09 $(BUILD)/exact/step09:
 	@echo "$(STEP09_MSG)" >&2
 	@exit 1
@@ -274,6 +275,8 @@ print-steps:
 	@echo $(STEP_SRCS) $(MULTI_SRCS)
 print-multi-steps:
 	@echo $(MULTI_SRCS)
+print-multi-flags:
+	@$(if $(strip $(STEP09_NEEDS)),true,echo -I$(NCCL_INC) $(MPI_CFLAGS))
 
 clean:
 	rm -rf $(BUILD) $(STEPS) $(MULTI_STEPS)
@@ -315,4 +318,4 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

@@ -136,7 +136,7 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
 {
     const multi_step_t *step = c->step;
     size_t need[MAX_GPUS] = { 0 };
-    size_t largest = 1;
+    size_t shard_max = 0;
     for (int i = 0; i < c->local; i++) {
         shard_t sh;
         rank_t *R = &c->R[i];
@@ -153,13 +153,14 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         R->chunks = sh.chunks;
         R->per_rank = sh.per_rank;
         R->comm = c->team->comm[i];
-        if (sh.count > largest) largest = sh.count;
+        if (sh.count > shard_max) shard_max = sh.count;
         if (sh.count) R->L.grid = (int)(opt->grid ? (size_t)opt->grid : step->grid_size(&R->L));
         c->sums_bytes[i] = step->sums_size(R);
     }
     /* Copies of every shard, enough that the timed runs outrun L2. */
+    size_t largest = shard_max > 0 ? shard_max : 1;          /* every local shard may be empty */
     c->stride = div_up(largest, 64) * 64;                    /* 256-byte aligned copies */
-    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)dev[0].l2_bytes, largest * sizeof(elem_t));
+    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)dev[0].l2_bytes / sizeof(elem_t), largest);
     c->copies = (int)min_size(fresh, (size_t)(max_reps > 0 ? max_reps : 1));
     for (int i = 0; i < c->local; i++)
         need[c->R[i].L.device] += (size_t)c->copies * c->stride * sizeof(elem_t) + c->sums_bytes[i] +

@@ -31,7 +31,7 @@
 elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk)
 {
     elem_t lane_sum[LANES];
-    size_t per_lane = chunk / (4 * LANES);           /* vectors per lane */
+    size_t per_lane = chunk / ((size_t)4 * LANES);   /* vectors per lane */
     for (size_t lane = 0; lane < LANES; lane++) {
         elem_t sum = 0;
         for (size_t j = 0; j < per_lane; j++) {
@@ -92,7 +92,8 @@ elem_t order_sum(const elem_t *x, size_t n, size_t chunk)
  * five of the shuffle tree. */
 double order_depth(size_t n, size_t chunk)
 {
-    double per_level = (double)(chunk / (4 * LANES)) + 2 + 5;
+    size_t per_lane = chunk / ((size_t)4 * LANES);
+    double per_level = (double)per_lane + 2 + 5;
     double levels = 1;
     for (size_t m = div_up(n, chunk); m > 1; m = div_up(m, chunk)) levels++;
     return levels * per_level;

@@ -27,7 +27,8 @@ void shard_of(size_t n, size_t chunk, int ranks, int rank, shard_t *s)
     s->first_chunk = min_size((size_t)rank * s->per_rank, s->chunks);
     size_t end_chunk = min_size(s->first_chunk + s->per_rank, s->chunks);
     s->chunk_count = end_chunk - s->first_chunk;
-    size_t first = min_size(s->first_chunk * chunk + (rank > 0 ? SHARD_SHIFT : 0), n);
+    size_t shift = (size_t)SHARD_SHIFT * (rank > 0);        /* 0 but in that test */
+    size_t first = min_size(s->first_chunk * chunk + shift, n);
     size_t end = rank == ranks - 1 ? n : min_size(end_chunk * chunk + SHARD_SHIFT, n);
     s->first = first;
     s->count = end > first ? end - first : 0;

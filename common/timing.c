@@ -53,7 +53,7 @@ static void wait_all(const streams_t *on, const char *when)
 void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
                       const streams_t *on)
 {
-    cudaEvent_t start[MAX_GPUS][BATCH], stop[MAX_GPUS][BATCH];
+    cudaEvent_t start[MAX_GPUS][BATCH] = { { 0 } }, stop[MAX_GPUS][BATCH] = { { 0 } };
     on_exit_cleanly(gate_release);
     for (int i = 0; i < on->count; i++) {
         CUDA_CHECK(cudaSetDevice(on->device[i]));

@@ -287,7 +287,7 @@ static void test_order(void)
     reference_t ref = { 0 };
     draw_input(5, 0, N, x, &ref);
     static const size_t sizes[] = { 1, 2, 3, 4, 5, 127, 128, 129, 255, 4095, 4096, 4097,
-                                    128 * 128, 128 * 128 + 1, N };
+                                    (size_t)128 * 128, (size_t)128 * 128 + 1, N };
     static const size_t chunks[] = { 128, 256, 4096 };
     int model_ok = 1, exact_ok = 1;
     size_t bad_n = 0, bad_chunk = 0;
@@ -380,8 +380,8 @@ static void test_shard(void)
 {
     static const int ranks[] = { 1, 2, 3, 4, 7, 16, 1024 };
     static const size_t sizes[] = { 1, 2, 3, 6, 7, 8, 15, 16, 17, 1023, 1024, 1025, 4095, 4096, 4097,
-                                    8191, 8192, 8193, 7 * 4096 - 1, 7 * 4096 + 1, 16 * 4096,
-                                    1024 * 4096 - 1, 1024 * 4096 + 1, 1000003, 100000007,
+                                    8191, 8192, 8193, 7 * 4096ul - 1, 7 * 4096ul + 1, 16 * 4096ul,
+                                    1024 * 4096ul - 1, 1024 * 4096ul + 1, 1000003, 100000007,
                                     ((size_t)1 << 31) + 5, ((size_t)1 << 32) + 7, (size_t)3 << 32 };
     char why[300] = "";
     int ok = 1, tried = 0;
