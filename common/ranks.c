@@ -125,8 +125,8 @@ static void start_mpi(team_t *t, const options_t *opt)
     int status = 0;
     if (opt->gpus && opt->gpus != size) {
         status = EXIT_USAGE;
-        snprintf(why, sizeof why, "--gpus %d, but mpirun started %d processes: under mpirun each "
-                 "process drives one GPU (leave --gpus out)", opt->gpus, size);
+        snprintf(why, sizeof why, "--gpus %d, but mpirun started %d process%s: under mpirun each "
+                 "process drives one GPU (leave --gpus out)", opt->gpus, size, size == 1 ? "" : "es");
     }
     agree_or_stop(t, status, why);
     int count = count_devices();

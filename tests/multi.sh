@@ -153,7 +153,7 @@ if [ "$what" = one ]; then
     timed "bad/NCCL cannot start" 3 "NCCL could not set up" env NCCL_COMM_ID=256.256.256.256:1 ./step09 --n 1000
     if [ -n "$MPIRUN" ]; then
         timed "bad/mpirun -np $more" nonzero "has no GPU of its own" $MPIRUN -np $more ./step09 --n 1000
-        timed "bad/mpirun with --gpus" nonzero "--gpus 2, but mpirun started 1 process" $MPIRUN -np 1 ./step09 --gpus 2 --n 1000
+        timed "bad/mpirun with --gpus" nonzero "--gpus 2, but mpirun started 1 process:" $MPIRUN -np 1 ./step09 --gpus 2 --n 1000
         timed "bad/--virtual-ranks under mpirun" nonzero "not under mpirun" $MPIRUN -np 1 ./step09 --virtual-ranks 2
     fi
     exit 0
