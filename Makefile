@@ -73,8 +73,8 @@ $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 # ---- step 09: several GPUs, with NCCL and MPI -----------------------------------
 # NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
 # starts one process a GPU. Without either, everything else still builds, and
-# make says once what step 09 needs. ranks.c and multi.c are the only parts of
-# the harness that use them.
+# make says once what step 09 needs. ranks.c, phases.c and multi.c are the
+# only parts of the harness that use them.
 MULTI_STEPS := step09
 MULTI_SRCS  := $(wildcard steps/09_*.cu)
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
@@ -86,8 +86,8 @@ MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
 STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
                 $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
 STEP09_MSG  := step09 needs $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
-MULTI_OBJS_FLOAT := $(BUILD)/float/ranks.o $(BUILD)/float/multi.o
-MULTI_OBJS_EXACT := $(BUILD)/exact/ranks.o $(BUILD)/exact/multi.o
+MULTI_OBJS_FLOAT := $(BUILD)/float/ranks.o $(BUILD)/float/phases.o $(BUILD)/float/multi.o
+MULTI_OBJS_EXACT := $(BUILD)/exact/ranks.o $(BUILD)/exact/phases.o $(BUILD)/exact/multi.o
 MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
 
 $(MULTI_OBJS_FLOAT) $(MULTI_OBJS_EXACT): CFLAGS += -I$(NCCL_INC) $(MPI_CFLAGS)

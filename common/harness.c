@@ -15,7 +15,6 @@
 
 /* ---- one run ---------------------------------------------------------------- */
 #define SLOW_RUN_S 0.1           /* above this, automatic --reps shrinks */
-#define POISON 0xFF              /* every byte: a float NaN, or 0xFFFFFFFF */
 
 static int compare_double(const void *a, const void *b)
 {

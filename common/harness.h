@@ -147,7 +147,7 @@ static inline size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
  * local (its shard's chunk sums into its slots of `sums`), gather (every
  * rank's slots to every rank: NCCL, grouped when one process drives several
  * GPUs) and total (every chunk sum into the result). These run in
- * common/multi.c, and the communicators and processes in common/ranks.c:
+ * common/phases.c and multi.c, the communicators and processes in ranks.c:
  * nothing in this header needs NCCL or MPI. */
 typedef struct {
     launch_t L;            /* the shard: L.n elements (0: an empty shard), block, grid, device */

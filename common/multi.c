@@ -1,9 +1,9 @@
 /* multi.c: run_multi(), one sum over several GPUs (step 09).
  *
  *   one run      multi_one: shards, memory, input, runs, timing, checks, report
- *   the phases   run_phases: every rank's local sums, then the gather (one
- *                NCCL group, or copies for virtual ranks), then every total
  *   run_multi    arguments, ranks, then every size and seed
+ *
+ * One run's phases are in phases.c.
  *
  * It is run_step's counterpart (harness.c), with a rank per GPU: the same
  * input (element i is the same wherever it lives), the same reference and
@@ -12,28 +12,13 @@
  */
 #define _POSIX_C_SOURCE 200809L    /* clock_gettime */
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "parts.h"
 
-/* For the tests only: REDUCE_FAULT_RANK=r hands rank r's kernel a shard at a
- * bad address in the timed runs, so that its GPU work faults mid-run and the
- * tests can watch the other ranks stop (tests/multi.sh). */
-static int fault_rank(void)
-{
-    static int rank = -2;
-    if (rank == -2) {
-        const char *e = getenv("REDUCE_FAULT_RANK");
-        rank = e && *e ? (int)strtol(e, NULL, 10) : -1;
-    }
-    return rank;
-}
-
 #define SLOW_RUN_S 0.1           /* above this, automatic --reps shrinks */
-#define POISON 0xFF              /* every byte: a float NaN, or 0xFFFFFFFF */
 
 static double host_seconds(void)
 {
@@ -46,86 +31,6 @@ static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Everything one run over every local rank needs. */
-typedef struct {
-    const multi_step_t *step;
-    const team_t *team;
-    int local;                   /* local ranks */
-    rank_t R[MAX_GPUS];
-    elem_t *d_in[MAX_GPUS];      /* each rank's shard, `copies` times */
-    elem_t *d_slots[MAX_GPUS];   /* each rank's result of every run */
-    size_t stride;               /* elements between copies of a shard */
-    int copies;
-    size_t sums_bytes[MAX_GPUS];
-    int combine_only;            /* time the gather and the total alone */
-    int timed;                   /* 0: the checked and warm-up runs, 1: the timed runs */
-    streams_t on;                /* a stream per local rank (one for virtual ranks) */
-} multi_run_t;
-
-static cudaStream_t stream_of(const multi_run_t *c, int i)
-{
-    return c->on.stream[c->on.count == 1 ? 0 : i];
-}
-
-/* ---- the phases -------------------------------------------------------------- */
-/* Virtual ranks: what the all-gather would do, by copies on the one stream
- * they share: every rank's slots to every rank's gathered array. */
-static void gather_by_copies(multi_run_t *c)
-{
-    size_t bytes = c->R[0].per_rank * sizeof(elem_t);
-    for (int i = 0; i < c->local; i++)
-        for (int j = 0; j < c->local; j++)
-            if (i != j)
-                CUDA_CHECK(cudaMemcpyAsync(c->R[i].sums + (size_t)j * c->R[j].per_rank,
-                                           c->R[j].sums + (size_t)j * c->R[j].per_rank, bytes,
-                                           cudaMemcpyDeviceToDevice, stream_of(c, i)));
-}
-
-static void poison_sums(void *ctx, int r)
-{
-    multi_run_t *c = (multi_run_t *)ctx;
-    (void)r;
-    if (c->combine_only && c->timed) return;    /* the checked run's chunk sums stay */
-    for (int i = 0; i < c->local; i++) {
-        CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
-        CUDA_CHECK(cudaMemsetAsync(c->R[i].sums, POISON, c->sums_bytes[i], stream_of(c, i)));
-    }
-}
-
-/* One run over every rank. The checked and warm-up runs (r = 0, 1) read copy
- * 0 of each shard and write slots 0 and 1; timed run r reads copy
- * (r + 1) % copies, so that a small input is not still in L2, and writes
- * slot 2 + r. */
-static void run_phases(void *ctx, int r)
-{
-    multi_run_t *c = (multi_run_t *)ctx;
-    const multi_step_t *step = c->step;
-    size_t copy = c->timed ? (size_t)((r + 1) % c->copies) : 0;
-    size_t slot = c->timed ? (size_t)r + 2 : (size_t)r;
-    if (!(c->combine_only && c->timed))
-        for (int i = 0; i < c->local; i++) {
-            const elem_t *in = c->d_in[i] + copy * c->stride;
-            if (c->timed && c->R[i].rank == fault_rank())
-                in = (const elem_t *)(uintptr_t)256;   // NOLINT(performance-no-int-to-ptr): on purpose
-            CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
-            step->local(in, &c->R[i], stream_of(c, i));
-        }
-    if (c->team->virtual_ranks) {
-        gather_by_copies(c);
-    } else {
-        team_group_start(c->team);
-        for (int i = 0; i < c->local; i++) {
-            CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
-            step->gather(&c->R[i], stream_of(c, i));
-        }
-        team_group_end(c->team);
-    }
-    for (int i = 0; i < c->local; i++) {
-        CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
-        step->total(&c->R[i], c->d_slots[i] + slot, stream_of(c, i));
-    }
 }
 
 /* ---- one run -------------------------------------------------------------------- */
@@ -197,7 +102,7 @@ static void set_up(multi_run_t *c, size_t n, uint64_t seed, int max_reps, refere
         c->d_slots[i] = (elem_t *)device_alloc((size_t)(max_reps + 2) * sizeof(elem_t), "the results");
         R->sums = (elem_t *)device_alloc(c->sums_bytes[i], "the chunk sums");
         R->L.scratch = R->sums;
-        parts[i] = (part_t){ c->d_in[i], R->first, R->L.n, R->L.device, stream_of(c, i) };
+        parts[i] = (part_t){ c->d_in[i], R->first, R->L.n, R->L.device, rank_stream(c, i) };
     }
     fill_parts(seed, n, c->step->chunk, parts, c->local, ref);
     for (int i = 0; i < c->local; i++) {
@@ -205,9 +110,9 @@ static void set_up(multi_run_t *c, size_t n, uint64_t seed, int max_reps, refere
         for (int k = 1; k < c->copies; k++)
             CUDA_CHECK(cudaMemcpyAsync(c->d_in[i] + (size_t)k * c->stride, c->d_in[i],
                                        c->R[i].L.n * sizeof(elem_t), cudaMemcpyDeviceToDevice,
-                                       stream_of(c, i)));
+                                       rank_stream(c, i)));
         CUDA_CHECK(cudaMemsetAsync(c->d_slots[i], POISON, (size_t)(max_reps + 2) * sizeof(elem_t),
-                                   stream_of(c, i)));
+                                   rank_stream(c, i)));
     }
 }
 

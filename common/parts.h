@@ -15,6 +15,7 @@
  *   harness.c run_step: one GPU, every size and seed
  * and, for step 09 only (built with NCCL and MPI):
  *   ranks.c   the ranks of a run on several GPUs, their communicators
+ *   phases.c  one run on several GPUs, phase by phase
  *   multi.c   run_multi: several GPUs, every size and seed
  */
 #ifndef PARTS_H
@@ -27,6 +28,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define POISON 0xFF   /* what the harness fills outputs with before a run: every
+                         byte 0xFF, a float NaN, or 0xFFFFFFFF in the exact build */
 
 /* ---- fail.c -------------------------------------------------------------- */
 extern const char *g_step;     /* the program's name, first in every message */
@@ -246,6 +250,30 @@ void team_group_end(const team_t *t);
 void team_wait(const streams_t *on, const char *when);
 /* v[0..count) becomes the largest value over every rank. */
 void team_max(const team_t *t, double *v, int count);
+
+/* ---- phases.c, multi.c (step 09) --------------------------------------------- */
+/* Everything one run over every local rank needs. */
+typedef struct {
+    const multi_step_t *step;
+    const team_t *team;
+    int local;                   /* local ranks */
+    rank_t R[MAX_GPUS];
+    elem_t *d_in[MAX_GPUS];      /* each rank's shard, `copies` times */
+    elem_t *d_slots[MAX_GPUS];   /* each rank's result of every run */
+    size_t stride;               /* elements between copies of a shard */
+    int copies;
+    size_t sums_bytes[MAX_GPUS];
+    int combine_only;            /* time the gather and the total alone */
+    int timed;                   /* 0: the checked and warm-up runs, 1: the timed runs */
+    streams_t on;                /* a stream per local rank (one for virtual ranks) */
+} multi_run_t;
+/* Local rank i's stream (virtual ranks share one). */
+static inline cudaStream_t rank_stream(const multi_run_t *c, int i)
+{
+    return c->on.stream[c->on.count == 1 ? 0 : i];
+}
+void poison_sums(void *ctx, int r);      /* a work_fn: poison every rank's chunk sums */
+void run_phases(void *ctx, int r);       /* a work_fn: one run, phase by phase */
 
 #ifdef __cplusplus
 }

@@ -182,7 +182,7 @@ else
 fi
 
 if command -v clang-tidy >/dev/null 2>&1; then
-    # ranks.c and multi.c include NCCL's and MPI's headers: checked where
+    # ranks.c, phases.c and multi.c build with NCCL's and MPI's headers: checked where
     # step 09 can be built, which is where those headers are.
     multi_flags=$(make -s --no-print-directory print-multi-flags 2>/dev/null)
     tidy() {
@@ -198,7 +198,7 @@ if command -v clang-tidy >/dev/null 2>&1; then
         for f in $C_FILES; do
             case "$f" in
             common/args.c) ;;
-            common/ranks.c | common/multi.c) [ -n "$multi_flags" ] && files+=("$f") ;;
+            common/ranks.c | common/phases.c | common/multi.c) [ -n "$multi_flags" ] && files+=("$f") ;;
             *) files+=("$f") ;;
             esac
         done
