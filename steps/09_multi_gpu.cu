@@ -12,10 +12,8 @@
  * so the same bits, for any number of GPUs. (NCCL's all-reduce would add the
  * ranks' partial sums in an order of its own, which changes with G.)
  *
- * A rank's work comes in three phases, which the harness calls on every rank:
- * local (its chunk sums into its slots), gather, total. One process that
- * drives several GPUs must put their NCCL calls in one group: the harness
- * does that around the gathers (common/multi.c, common/ranks.c).
+ * A rank's work comes in three phases, which the harness calls on every rank
+ * (common/phases.c, grouping the NCCL calls of one process): local, gather, total.
  */
 #include <cooperative_groups.h>
 #include <nccl.h>
