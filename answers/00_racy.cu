@@ -30,6 +30,8 @@
  * every run, points to lost updates. The tools find those only in shared
  * memory; in global memory, the exact build and a check against a reference
  * are what catch them.
+ *
+ * Changed functions: reduce, reduce_kernel.
  */
 #include "../common/harness.h"
 

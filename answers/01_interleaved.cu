@@ -41,6 +41,8 @@
  * Both versions are correct (block sizes are powers of two, so index + s and
  * tid + s stay inside the block) and combine like step 01: one atomic per
  * block, not deterministic in float.
+ *
+ * Changed functions: block_sum.
  */
 #include "../common/harness.h"
 

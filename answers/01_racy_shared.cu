@@ -22,6 +22,8 @@
  *
  * The fix for either version is an atomic (atomicAdd on the shared word is
  * cheap: shared-memory atomics are native) or, better, a tree (step 01).
+ *
+ * Changed functions: reduce, reduce_kernel.
  */
 #include "../common/harness.h"
 

@@ -23,6 +23,8 @@
  *
  * Correct in the float and the exact build. Not deterministic, like step 03:
  * the blocks' totals meet in an atomicAdd.
+ *
+ * Changed functions: warp_sum.
  */
 #include "../common/harness.h"
 

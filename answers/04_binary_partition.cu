@@ -42,6 +42,8 @@
  * rounding errors of P and N scale with P and -N, that is with the sum of
  * |x|, as before. Correct in the float and the exact build; not
  * deterministic, like step 04 (one atomic per block).
+ *
+ * Changed functions: block_sum.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -32,6 +32,8 @@
  *
  * Block size: 256 by default (each thread then adds 3 or 4 elements of a
  * row); any power of two from 32 to 1024 works.
+ *
+ * Changed functions: grid_size, reduce.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -28,6 +28,8 @@
  *
  * Correct for every block size the step allows (powers of two, 32 to 1024),
  * in the float and the exact build; one atomic per block, like step 04.
+ *
+ * Changed functions: block_sum.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -39,6 +39,8 @@
  * every block's ticket is now an acquire, where step 06 paid for the acquire
  * fence in the last block only; compare the times of the two programs to
  * see whether that is measurable. Same bits every run, as step 06.
+ *
+ * Changed functions: reduce_kernel.
  */
 #include <cuda/atomic>
 #include <cooperative_groups.h>

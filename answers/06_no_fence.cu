@@ -12,6 +12,8 @@
  * partial that is not yet visible: it gets the NaN the harness wrote into
  * scratch before the run, and the harness reports WRONG. It may also pass
  * every run you try; that proves nothing (see 06_no_fence.md).
+ *
+ * Changed functions: reduce_kernel.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups.h>

@@ -46,6 +46,8 @@
  * version would check a different identity, e.g. scale by a constant k in
  * phase 2 and check T == k * S modulo 2^32; it is left out as a different
  * program.)
+ *
+ * Changed functions: grid_size, reduce, scratch_size.
  */
 #ifdef REDUCE_EXACT
 #error "07_normalize divides by the sum: it has no exact (uint32) build"

@@ -15,6 +15,8 @@
  *
  * (Older toolkits did not check: the blocks simply met at a barrier that was
  * not one, and the program could hang or read partials not yet written.)
+ *
+ * Changed functions: reduce, reduce_kernel.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

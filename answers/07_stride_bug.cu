@@ -17,6 +17,8 @@
  *
  * tests/answers.sh runs it: WRONG in the float and the exact build, at every
  * size where the grid has more than one block, and OK with --grid 1.
+ *
+ * Changed functions: reduce_kernel, thread_sum.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -56,6 +56,8 @@
  * tests/answers.sh runs it: one sum per input over several blocks and grids,
  * float and exact, and in float every sum is the float nearest to the
  * harness's exact reference.
+ *
+ * Changed functions: grid_size, reduce, reduce_kernel.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

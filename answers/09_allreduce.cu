@@ -13,6 +13,8 @@
  * harness compares every result with the CPU replica of step 08's order and
  * says so ("the CPU replica of the order ... ulp apart"), so with G > 1 this
  * program reports WRONG, which is the answer.
+ *
+ * Changed functions: gather, local, sums_size, total.
  */
 #include <cooperative_groups.h>
 #include <nccl.h>

@@ -12,6 +12,12 @@
  *
  * "% of achievable" in the comparison is a step's GB/s over the read ceiling
  * measured here, beside "% of nominal", which divides by the datasheet number.
+ *
+ * With --floor N[,N...] it measures instead, at each size, the least a sum of
+ * n elements can take: the same read-only kernel with a grid sized for n, on
+ * inputs laid out as the harness lays them out (cold: a fresh copy each run,
+ * as many copies as the harness would make; warm: one copy), and the empty
+ * kernel. These are the floor rows of the comparison.
  */
 #include <algorithm>
 #include <cstdio>
@@ -59,19 +65,19 @@ static void timed_run(void *p, int r)
     t->fn(t->ctx, r, t->stream);
 }
 
-static double median_us(run_fn fn, void *ctx, cudaStream_t stream)
+static double median_us(run_fn fn, void *ctx, cudaStream_t stream, int reps = REPS)
 {
     for (int w = 0; w < 3; w++) fn(ctx, w, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> us(REPS);
+    std::vector<double> us(reps);
     timed_ctx t = { fn, ctx, stream };
     streams_t on = {};
     on.count = 1;
     on.stream[0] = stream;
     CUDA_CHECK(cudaGetDevice(&on.device[0]));
-    time_device_work(NULL, timed_run, &t, REPS, us.data(), &on);
+    time_device_work(NULL, timed_run, &t, reps, us.data(), &on);
     std::sort(us.begin(), us.end());
-    return us[REPS / 2];
+    return us[reps / 2];
 }
 
 struct read_ctx { const uint4 *in; size_t n4; unsigned *sink; int grid, block; };
@@ -101,10 +107,49 @@ static void run_empty(void *p, int r, cudaStream_t stream)
     CUDA_CHECK(cudaGetLastError());
 }
 
+// The read-only kernel at n elements, cold and warm, timed like a step: REPS
+// runs (FLOOR_REPS for small n, as bench/compare.py asks of the steps), each
+// reading the next of `copies` copies of the input, made as the harness makes
+// them (so "cold" means here what it means there).
+#define FLOOR_REPS 200
+static void print_floor(size_t n, const char *device, int sms, int l2_bytes)
+{
+    size_t bytes = div_up(n, 4) * 16, stride = div_up(bytes, 256) * 256;
+    int reps = n <= ((size_t)1 << 22) ? FLOOR_REPS : REPS;
+    for (int warm = 0; warm <= 1; warm++) {
+        int copies = warm ? 1 : (int)min_size(div_up(3 * (size_t)l2_bytes, bytes), (size_t)reps);
+        char *a = NULL;
+        unsigned *sink = NULL;
+        CUDA_CHECK(cudaMalloc(&a, copies * stride));
+        CUDA_CHECK(cudaMalloc(&sink, sizeof *sink));
+        CUDA_CHECK(cudaMemset(a, 0x5a, copies * stride));
+        cudaStream_t stream;
+        CUDA_CHECK(cudaStreamCreate(&stream));
+        int block = 512, per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_kernel, block, 0));
+        size_t grid = min_size((size_t)per_sm * sms, div_up(bytes / 16, (size_t)block * LOADS_IN_FLIGHT));
+        std::vector<read_ctx> ctx(copies);
+        for (int c = 0; c < copies; c++)
+            ctx[c] = { (const uint4 *)(a + c * stride), bytes / 16, sink, (int)grid, block };
+        struct rot { std::vector<read_ctx> *ctx; } rc = { &ctx };
+        auto run = [](void *p, int r, cudaStream_t st) {
+            std::vector<read_ctx> &v = *((rot *)p)->ctx;
+            run_read(&v[(size_t)r % v.size()], r, st);
+        };
+        double us = median_us(run, &rc, stream, reps);
+        printf("%s,\"%s\",%zu,%.3f,%.1f\n", warm ? "floor_warm" : "floor", device, n * 4, us,
+               4.0 * n / (us * 1e-6) / 1e9);
+        CUDA_CHECK(cudaFree(a));
+        CUDA_CHECK(cudaFree(sink));
+        CUDA_CHECK(cudaStreamDestroy(stream));
+    }
+}
+
 int main(int argc, char **argv)
 {
     size_t n = DEFAULT_N;
     int csv = 0;
+    std::vector<size_t> floor_sizes;
     char err[256];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--csv")) csv = 1;
@@ -113,8 +158,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ceiling: --n: %s\n", err);
                 return EXIT_USAGE;
             }
+        } else if (!strcmp(argv[i], "--floor") && i + 1 < argc) {
+            for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(NULL, ",")) {
+                size_t m = 0;
+                if (parse_size(tok, &m, err, sizeof err)) {
+                    fprintf(stderr, "ceiling: --floor: %s\n", err);
+                    return EXIT_USAGE;
+                }
+                floor_sizes.push_back(m);
+            }
         } else {
-            fprintf(stderr, "usage: %s [--n N] [--csv]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--n N] [--csv] | --floor N[,N...]\n", argv[0]);
             return EXIT_USAGE;
         }
     }
@@ -124,6 +178,12 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     int sms = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    if (!floor_sizes.empty()) {            // CSV always: the comparison reads it
+        printf("kind,device,bytes,median_us,gbps\n");
+        for (size_t m : floor_sizes) print_floor(m, prop.name, sms, prop.l2CacheSize);
+        printf("empty,\"%s\",0,%.3f,0\n", prop.name, median_us(run_empty, NULL, 0));
+        return EXIT_OK;
+    }
 
     size_t bytes = n / 4 * 16;             // whole 16-byte vectors
     void *a = NULL, *b = NULL;

@@ -7,11 +7,15 @@
 
 Measuring runs each program once over the whole size sweep (--csv, one
 process per program, so every size sees the same input as every other
-program), then once more at 2^24 for 20 runs to see whether the result bits
-change, then the bandwidth ceiling. The programs are the steps the Makefile
+program), then again with the input left in L2 (--warm), then once more at
+2^24 for 20 runs to see whether the result bits change, then the bandwidth
+ceiling and, at every size, the floor: the read-only kernel for that n, cold and
+warm, and the empty kernel. The programs are the steps the Makefile
 lists, CUB's default sum and, where CCCL's newer headers were found at build
 time, CUB's gpu_to_gpu mode (a SKIP line says how to get it otherwise). It writes, in results/<gpu>/:
     compare.csv       one row per program and size (the harness's CSV columns)
+    compare-warm.csv  the same, with the input in L2 (--warm)
+    floor.csv         the read-only kernel at each size (cold, warm), the empty kernel
     determinism.csv   one row per program at 2^24, 20 runs
     ceiling.csv       read-only kernel, device copy, empty kernel
     compare.md        the tables below, in Markdown
@@ -112,7 +116,7 @@ def progress(msg):
 
 
 def measure(sizes, out_dir_root):
-    rows, det_rows, notes = [], [], {}
+    rows, warm_rows, det_rows, notes = [], [], [], {}
     progs = programs()
     for i, (name, prog) in enumerate(progs):
         progress(f"[{i + 1}/{len(progs)}] {name}")
@@ -128,6 +132,9 @@ def measure(sizes, out_dir_root):
                 rows += got
                 if note:
                     notes[name] = note
+                got, note = run_csv(prog.split() + ["--csv", "--warm", "--n", ",".join(map(str, group))] + extra,
+                                    f"warm, n = {power_label(group[0])} .. {power_label(group[-1])}")
+                warm_rows += got
         got, note = run_csv(prog.split() + ["--csv", "--n", str(DETERMINISM_N), "--reps",
                              str(DETERMINISM_RUNS - 2)], f"determinism at {power_label(DETERMINISM_N)}")
         det_rows += got
@@ -135,6 +142,10 @@ def measure(sizes, out_dir_root):
     p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
                        capture_output=True, text=True)
     ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    progress("[floor] read-only kernel at every size, cold and warm; empty kernel")
+    p = subprocess.run(["./build/bench/ceiling", "--floor", ",".join(map(str, sizes))], cwd=ROOT,
+                       capture_output=True, text=True)
+    floor = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
     if not rows:
         sys.exit("compare: no program produced results (is there a GPU?)")
     out_dir = os.path.join(out_dir_root, slug(rows[0]["device"]))
@@ -142,6 +153,10 @@ def measure(sizes, out_dir_root):
     fields = list(rows[0].keys())
     write_csv(os.path.join(out_dir, "compare.csv"), rows, fields)
     write_csv(os.path.join(out_dir, "determinism.csv"), det_rows, fields)
+    if warm_rows:
+        write_csv(os.path.join(out_dir, "compare-warm.csv"), warm_rows, fields)
+    if floor:
+        write_csv(os.path.join(out_dir, "floor.csv"), floor, list(floor[0].keys()))
     if ceiling:
         write_csv(os.path.join(out_dir, "ceiling.csv"), ceiling, list(ceiling[0].keys()))
     if notes:
@@ -168,9 +183,10 @@ def ratio(r):
 class Results:
     """The saved CSVs of one GPU, indexed for the tables."""
 
-    def __init__(self, out_dir):
+    def __init__(self, out_dir, name="compare.csv"):
         self.dir = out_dir
-        self.rows = read_csv(os.path.join(out_dir, "compare.csv"))
+        self.warm = name == "compare-warm.csv"
+        self.rows = read_csv(os.path.join(out_dir, name))
         det = os.path.join(out_dir, "determinism.csv")
         self.det = {r["step"]: r for r in read_csv(det)} if os.path.exists(det) else {}
         ceil = os.path.join(out_dir, "ceiling.csv")
@@ -192,6 +208,15 @@ class Results:
         gbps, pct = float(self.rows[-1]["gbps"]), float(self.rows[-1]["pct_peak"])
         self.peak = gbps / pct * 100 if pct > 0 else 0.0
         self.read_ceiling = float(self.ceiling["read"]["gbps"]) if "read" in self.ceiling else 0.0
+        # The floor: the read-only kernel at each n (cold or warm, as these rows), the empty kernel.
+        fl = os.path.join(out_dir, "floor.csv")
+        kind = "floor_warm" if self.warm else "floor"
+        self.floor, self.empty = {}, None
+        for r in read_csv(fl) if os.path.exists(fl) else []:
+            if r["kind"] == kind:
+                self.floor[int(r["bytes"]) // 4] = float(r["median_us"])
+            elif r["kind"] == "empty":
+                self.empty = float(r["median_us"])
 
     def time(self, prog, n):
         r = self.by.get((prog, n))
@@ -258,6 +283,12 @@ def table(res, what, sizes, markdown):
         if what == "time":
             row.append(res.determinism(prog))
         body.append(row)
+    if what in ("time", "gbps") and res.floor:
+        cell = (lambda us, n: fmt_time(us)) if what == "time" else (lambda us, n: f"{4 * n / us / 1e3:.0f}")
+        row = ["floor: read-only kernel"] + [cell(res.floor[n], n) if n in res.floor else "-" for n in sizes]
+        body.append(row + ([""] if what == "time" else []))
+        if what == "time" and res.empty:
+            body.append(["floor: empty kernel"] + [fmt_time(res.empty)] * len(sizes) + [""])
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in body]
@@ -280,7 +311,13 @@ def summary(res):
     return lines
 
 
-def render(res, terminal_sizes):
+WARM_TABLES = [
+    ("time", "Median time per sum, warm L2 (the input left in L2)"),
+    ("vs_cub", "CUB's time / this time, warm L2"),
+]
+
+
+def render(res, terminal_sizes, warm=None):
     text, md = [], [f"# {res.device}", ""]
     for line in summary(res):
         text.append(line)
@@ -290,6 +327,9 @@ def render(res, terminal_sizes):
             continue
         text += ["", title, table(res, what, terminal_sizes, False)]
         md += ["", f"## {title}", "", table(res, what, res.sizes, True)]
+    for what, title in WARM_TABLES if warm else []:
+        text += ["", title, table(warm, what, terminal_sizes, False)]
+        md += ["", f"## {title}", "", table(warm, what, warm.sizes, True)]
     return "\n".join(text), "\n".join(md) + "\n"
 
 
@@ -312,8 +352,10 @@ def main():
         progress(f"measured in {time.time() - t0:.0f} s; results in {os.path.relpath(out_dir, ROOT)}")
 
     res = Results(out_dir)
+    warm_path = os.path.join(out_dir, "compare-warm.csv")
+    warm = Results(out_dir, "compare-warm.csv") if os.path.exists(warm_path) else None
     every_other = [n for n in res.sizes if (n.bit_length() - 1) % 2 == 0] or res.sizes
-    text, md = render(res, every_other)
+    text, md = render(res, every_other, warm)
     with open(os.path.join(out_dir, "compare.md"), "w") as f:
         f.write(md)
     print(text)

@@ -45,14 +45,19 @@ def draw(out_dir):
     if os.path.exists(ceiling_path):
         ceiling = next((float(r["gbps"]) for r in read(ceiling_path) if r["kind"] == "read"), 0.0)
     device = rows[0]["device"]
+    floor_path = os.path.join(out_dir, "floor.csv")     # the read-only kernel at each n (cold)
+    floor = {}
+    if os.path.exists(floor_path):
+        floor = {int(r["bytes"]) // 4: float(r["gbps"]) for r in read(floor_path) if r["kind"] == "floor"}
 
     with tempfile.TemporaryDirectory() as tmp:
         lines_dat = os.path.join(tmp, "lines.dat")
         with open(lines_dat, "w") as f:
-            f.write("n " + " ".join(f'"{label(p)}"' for p in programs) + "\n")
+            f.write("n " + " ".join(f'"{label(p)}"' for p in programs) + ' "floor"\n')
             for n in sizes:
                 f.write(f"{n} " + " ".join(f"{gbps[(p, n)]:.1f}" if (p, n) in gbps else "NaN"
-                                           for p in programs) + "\n")
+                                           for p in programs)
+                        + (f" {floor[n]:.1f}" if n in floor else " NaN") + "\n")
         big = max(n for n in sizes if all((p, n) in gbps for p in programs if p != "00_naive"))
         bars_dat = os.path.join(tmp, "bars.dat")
         with open(bars_dat, "w") as f:
@@ -79,6 +84,7 @@ set logscale y 10
 set yrange [0.5:peak * 1.6]
 {chr(10).join(styles)}
 plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
+     {"'" + lines_dat + "' using 1:" + str(len(programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only kernel at n', " + chr(92) if floor else chr(92)}
      (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
      peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 

@@ -347,7 +347,10 @@ void print_help(FILE *f, const char *prog, const step_t *step)
         "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
         "                     one run takes over 0.1 s); max %d\n",
         step->name, step->technique, ELEM_NAME, prog, (size_t)DEFAULT_N, DEFAULT_REPS, MAX_REPS);
-    if (step->block_rule == BLOCK_POW2)
+    if (step->block_rule == BLOCK_POW2 && step->block_size)
+        fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default: the\n"
+                   "                     step chooses from n, %d for small n)\n", step->default_block);
+    else if (step->block_rule == BLOCK_POW2)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default %d)\n",
                 step->default_block);
     else if (step->block_rule == BLOCK_ANY)

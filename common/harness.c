@@ -80,9 +80,10 @@ static void plan_run(const step_t *step, const options_t *opt, const device_t *d
     launch_t *L = &p->L;
     memset(p, 0, sizeof *p);
     L->n = n;
-    L->block = opt->block ? opt->block : step->default_block;
     L->device = dev->id;
     L->sm_count = dev->sm_count;
+    L->block = opt->block ? opt->block
+             : step->block_size ? step->block_size(L) : step->default_block;
 
     p->bytes = n * sizeof(elem_t);
     p->stride = div_up(p->bytes, 256) * 256;

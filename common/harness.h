@@ -109,6 +109,8 @@ typedef struct {
     combine_t combine;
     block_rule_t block_rule;
     int default_block;        /* threads per block when --block is not given */
+    int (*block_size)(const launch_t *L);       /* or NULL: the block for L->n (L->n, device and
+                                                   sm_count are set) when --block is not given */
     size_t (*grid_size)(const launch_t *L);     /* blocks to launch for L->n, L->block */
     size_t (*scratch_size)(const launch_t *L);  /* scratch bytes, or NULL for none */
     size_t state_bytes;                         /* state bytes, 0 for none */

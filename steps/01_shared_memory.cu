@@ -13,6 +13,8 @@
  * a warp touch different banks. The tree below uses "sequential addressing":
  * the threads that work at each level are the first ones, and they read
  * consecutive words, so no two threads of a warp hit the same bank.
+ *
+ * Changed functions: reduce, reduce_kernel.
  */
 #include "../common/harness.h"
 

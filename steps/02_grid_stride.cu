@@ -14,6 +14,8 @@
  * is to keep enough bytes in flight. Each thread loads 16 bytes at a time (a
  * float4: one instruction, and a warp covers 512 consecutive bytes, perfectly
  * coalesced) and issues LOADS_IN_FLIGHT loads before it waits for any.
+ *
+ * Changed functions: grid_size, reduce_kernel.
  */
 #include "../common/harness.h"
 

@@ -18,6 +18,8 @@
  * lock-step. Since Volta, threads of a warp are scheduled independently and
  * that code is a race. The _sync shuffles name the threads that take part
  * (the mask) and wait for them, so nothing here relies on lock-step.
+ *
+ * Changed functions: block_sum, grid_size, reduce, reduce_kernel.
  */
 #include "../common/harness.h"
 

@@ -18,6 +18,8 @@
  * five shuffles of step 03. For unsigned int on sm_80 and newer it is one
  * hardware warp reduction, REDUX.SUM, which the exact build of this step uses:
  * `make sass STEP=04` shows it.
+ *
+ * Changed functions: block_sum, reduce_kernel, thread_sum.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

@@ -18,7 +18,10 @@
  *   - the grid is sized by the occupancy calculator with the real block size
  *     and shared memory, times the number of multiprocessors;
  *   - the device must support cooperative launches, which we check first.
- * Step 02 sized its grid the same way for speed; here it is a rule.
+ * Step 02 sized its grid the same way for speed; here it is a rule. A grid of
+ * one block writes its total without the barrier (step 05).
+ *
+ * Changed functions: grid_size, reduce, reduce_kernel.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -93,6 +96,11 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem
     cg::thread_block block = cg::this_thread_block();
     elem_t v = thread_sum(grid, in, n);
     elem_t total = block_sum(block, v);
+    if (grid.num_blocks() == 1) {          // one block: nothing to combine
+        if (block.thread_rank() == 0)
+            *out = total;
+        return;
+    }
     if (block.thread_rank() == 0)
         partials[grid.block_rank()] = total;
     grid.sync();                           // every partial is written and visible
@@ -110,6 +118,13 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem
 
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
+// 512 threads a block, or 1024 once n gives every multiprocessor a block of
+// 1024 full rounds: half the partials, and faster at 2^28 (results/NOTES.md).
+static int block_size(const launch_t *L)
+{
+    return L->n >= (size_t)1024 * 4 * LOADS_IN_FLIGHT * L->sm_count ? 1024 : 512;
+}
+
 // A cooperative grid may hold only as many blocks as the GPU can run at once:
 // blocks per multiprocessor for this kernel, block size and (zero) dynamic
 // shared memory, times the multiprocessors. A small input gets fewer.
@@ -151,6 +166,7 @@ static const step_t step = {
     .combine = COMBINE_TREE,
     .block_rule = BLOCK_POW2,
     .default_block = 512,
+    .block_size = block_size,
     .grid_size = grid_size,
     .scratch_size = scratch_size,
     .reduce = reduce,

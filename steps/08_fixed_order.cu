@@ -17,6 +17,8 @@
  * depend on the grid should take any grid. A grid of one block needs no
  * ticket, and n <= 4096 is one chunk, whose warp writes the result. The
  * harness replays the order on the CPU (common/order.c) and requires its bits.
+ *
+ * Changed functions: grid_size, reduce, reduce_kernel, scratch_size.
  */
 #include <cooperative_groups.h>
 

@@ -14,6 +14,8 @@
  *
  * A rank's work comes in three phases, which the harness calls on every rank
  * (common/phases.c, grouping the NCCL calls of one process): local, gather, total.
+ *
+ * Changed functions: grid_size.
  */
 #include <cooperative_groups.h>
 #include <nccl.h>

@@ -22,7 +22,10 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```{results="steps" sizes="2^20,2^24,2^28"}
   ```   the same, shorter: results="steps" for every step, or "02 03"
   ```{.results-grid sizes="2^10 2^20 2^28" metric="gbps"}
-  ```   every program against the sizes; metric: gbps, median, pct or vs_cub
+  ```   every program against the sizes; metric: gbps, median, pct or vs_cub;
+        cache="warm" reads compare-warm.csv (input in L2) instead; median and
+        gbps end with the floor rows of floor.csv (read-only kernel at n,
+        and for median the empty kernel)
   ```{.chart steps="02 03" metric="vs_cub"}
   ```   a line chart (inline SVG) of gbps or vs_cub against n
   ```{.determinism}      distinct results per program (determinism.csv)
@@ -37,7 +40,9 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
         runs, distinct, spread (without n: from determinism.csv), and
-        without a step: device, peak, ceiling, launch
+        without a step: device, peak, ceiling, launch; floor (with n: the
+        read-only kernel's time at n, floor.csv); cache="warm": from
+        compare-warm.csv
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=
 
@@ -468,16 +473,45 @@ local metrics = {
   pct = { "% of nominal peak", function(r) return pct_text(tonumber(r.pct_peak)) end },
 }
 
+-- The floor at each n from floor.csv: the read-only kernel's median time
+-- (kind "floor", or "floor_warm"), and the empty kernel's.
+local function floor_times(dir, warm)
+  local at, empty = {}, nil
+  for _, r in ipairs(read_csv(dir .. "/floor.csv") or {}) do
+    if r.kind == (warm and "floor_warm" or "floor") then at[tonumber(r.bytes) // 4] = tonumber(r.median_us) end
+    if r.kind == "empty" then empty = tonumber(r.median_us) end
+  end
+  return at, empty
+end
+
+local function floor_rows(dir, warm, sizes, which, body)
+  local at, empty = floor_times(dir, warm)
+  if which ~= "median" and which ~= "gbps" or next(at) == nil then return end
+  local line = { "*floor: read-only kernel*" }
+  for _, s in ipairs(sizes) do
+    local n, us = parse_size(s), at[parse_size(s)]
+    line[#line + 1] = not us and "–" or which == "median" and time_text(us) or gbps_text(4 * n / us / 1e3)
+  end
+  body[#body + 1] = line
+  if which == "median" and empty then
+    line = { "*floor: empty kernel*" }
+    for _ = 1, #sizes do line[#line + 1] = time_text(empty) end
+    body[#body + 1] = line
+  end
+end
+
 local function results_grid(el)
   local dirs = gpu_dirs()
   if #dirs == 0 then return nothing_measured("results") end
   local sizes = words(el.attributes["sizes"] or "2^10 2^16 2^20 2^24 2^28")
   local which = el.attributes["metric"] or "gbps"
+  local warm = el.attributes["cache"] == "warm"
+  local file = warm and "compare-warm.csv" or "compare.csv"
   local blocks = {}
   for _, dir in ipairs(dirs) do
-    local rows = read_csv(dir .. "/compare.csv")
+    local rows = read_csv(dir .. "/" .. file)
     if not rows or #rows == 0 then
-      blocks[#blocks + 1] = note("*`" .. dir .. "/compare.csv` is missing or empty.*")
+      blocks[#blocks + 1] = note("*Not measured yet: `" .. dir .. "/" .. file .. "` (`make compare` writes it).*")
     else
       local header, align, body = { "program" }, { ":--" }, {}
       for _, s in ipairs(sizes) do
@@ -503,10 +537,11 @@ local function results_grid(el)
         end
         body[#body + 1] = line
       end
+      floor_rows(dir, warm, sizes, which, body)
       local label = which == "vs_cub" and "Speed relative to CUB (CUB's median time ÷ the program's)" or
                     ((metrics[which] or { which })[1] .. " by program and n")
-  label = label:sub(1, 1):upper() .. label:sub(2)
-      local t = pipe_table(header, align, body, gpu_caption(rows, dir, "compare.csv", label))
+      label = label:sub(1, 1):upper() .. label:sub(2) .. (warm and ", input in L2 (warm)" or "")
+      local t = pipe_table(header, align, body, gpu_caption(rows, dir, file, label))
       for _, b in ipairs(t) do blocks[#blocks + 1] = b end
     end
   end
@@ -625,8 +660,15 @@ local function measure(el)
     end
     return missing
   end
-  -- With a size, a row of compare.csv; without, the step's row of determinism.csv.
-  local file = (a["n"] or v == "device" or v == "peak") and "compare.csv" or "determinism.csv"
+  if v == "floor" then
+    local at = floor_times(dir, a["cache"] == "warm")
+    local us = at[parse_size(a["n"] or fail("m: floor needs n=\"2^20\""))]
+    return us and pandoc.Span({ pandoc.Str(time_text(us)) }, pandoc.Attr("", { "measured" })) or missing
+  end
+  -- With a size, a row of compare.csv (compare-warm.csv with cache="warm");
+  -- without, the step's row of determinism.csv.
+  local file = (a["n"] or v == "device" or v == "peak") and
+               (a["cache"] == "warm" and "compare-warm.csv" or "compare.csv") or "determinism.csv"
   local rows = read_csv(dir .. "/" .. file)
   if not rows or #rows == 0 then return missing end
   if v == "device" then return pandoc.Str(rows[1].device) end

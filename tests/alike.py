@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""alike.py: copies that stay alike.
+
+Every step and answer is a whole program, so a later step repeats the
+functions of the step before it, and an answer repeats the step it changes.
+This test holds each file against its base (step NN against step NN-1, an
+answer NN_name against step NN): every function the two share by name must be
+the same text, except those the file's header comment names after
+"Changed functions:". Prints TAP-like lines: "PASS name" / "FAIL name: why".
+
+    python3 tests/alike.py [--root DIR]      exit 1 if any FAIL
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+
+# A function definition starts at column 0 with a return type and a name
+# followed by "(", and ends at the first "}" at column 0.
+DEF = re.compile(r"^(?:template\s*<[^>]*>\s*)?(?:(?:static|__global__|__device__|__host__|inline|"
+                 r"__forceinline__|const)\s+)*[A-Za-z_][\w:<>*\s]*?[\s*]([A-Za-z_]\w*)\s*\(")
+
+
+def functions(text):
+    """name -> definition text, for every function defined at column 0."""
+    out, lines, i = {}, text.split("\n"), 0
+    while i < len(lines):
+        m = DEF.match(lines[i])
+        if m and not lines[i].rstrip().endswith(";") and m.group(1) not in ("if", "for", "while"):
+            j = i
+            while j < len(lines) and lines[j] != "}":
+                if lines[j].rstrip().endswith(";") and j == i:
+                    break
+                j += 1
+            if j < len(lines) and lines[j] == "}":
+                out[m.group(1)] = "\n".join(lines[i:j + 1])
+                i = j + 1
+                continue
+        i += 1
+    return out
+
+
+def changed_list(text):
+    """The names after "Changed functions:" in the file's first comment."""
+    head = text.split("*/", 1)[0]
+    m = re.search(r"Changed functions:(.*?)(?:\n \*\s*\n|\Z)", head, re.S)
+    if not m:
+        return set()
+    return set(re.findall(r"[A-Za-z_]\w*", m.group(1).replace("*", " ")))
+
+
+def pairs(root):
+    steps = {os.path.basename(p)[:2]: p for p in glob.glob(os.path.join(root, "steps", "[0-9][0-9]_*.cu"))}
+    for num, path in sorted(steps.items()):
+        prev = "%02d" % (int(num) - 1)
+        if prev in steps:
+            yield path, steps[prev]
+    for path in sorted(glob.glob(os.path.join(root, "answers", "[0-9][0-9]_*.cu"))):
+        num = os.path.basename(path)[:2]
+        if num in steps:
+            yield path, steps[num]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    args = ap.parse_args()
+    failed = 0
+    for path, base in pairs(args.root):
+        text, base_text = open(path).read(), open(base).read()
+        mine, theirs, listed = functions(text), functions(base_text), changed_list(text)
+        name = "alike/%s vs %s" % (os.path.relpath(path, args.root), os.path.basename(base))
+        differ = sorted(f for f in mine if f in theirs and mine[f] != theirs[f])
+        unlisted = [f for f in differ if f not in listed]
+        stale = sorted(f for f in listed if f not in differ)
+        if unlisted:
+            failed += 1
+            print("FAIL %s: %s differ%s from the base and %s not under \"Changed functions:\" in the header"
+                  % (name, ", ".join(unlisted), "s" if len(unlisted) == 1 else "",
+                     "is" if len(unlisted) == 1 else "are"))
+        elif stale:
+            failed += 1
+            print("FAIL %s: the header lists %s as changed, but %s the same as the base's or not in both"
+                  % (name, ", ".join(stale), "it is" if len(stale) == 1 else "they are"))
+        else:
+            print("PASS %s (%d shared, %d changed)" % (name, len([f for f in mine if f in theirs]), len(differ)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
