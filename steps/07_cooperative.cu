@@ -56,9 +56,14 @@ __device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    for (; i < n4; i += stride) {                         // fewer than a round left
-        elem4_t v = in4[i];
-        sum += (v.x + v.y) + (v.z + v.w);
+    {                                                     // less than a round left:
+        elem4_t v[LOADS_IN_FLIGHT];                       // one more round, each load
+        #pragma unroll                                    // guarded, all in flight at once
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
     if (rank < n - n4 * 4)                                // the last n % 4 elements
         sum += in[n4 * 4 + rank];
@@ -118,11 +123,14 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem
 
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
-// 512 threads a block, or 1024 once n gives every multiprocessor a block of
-// 1024 full rounds: half the partials, and faster at 2^28 (results/NOTES.md).
+// Threads per block from n, as CUB's tuning does: 256 while one block of
+// them covers n in a round, 512, then 1024 once every multiprocessor gets a
+// block of 1024 full rounds (half the partials; see results/NOTES.md).
 static int block_size(const launch_t *L)
 {
-    return L->n >= (size_t)1024 * 4 * LOADS_IN_FLIGHT * L->sm_count ? 1024 : 512;
+    size_t round = 4 * LOADS_IN_FLIGHT;                   // elements per thread per round
+    if (L->n <= 256 * round) return 256;
+    return L->n >= 1024 * round * L->sm_count ? 1024 : 512;
 }
 
 // A cooperative grid may hold only as many blocks as the GPU can run at once:
