@@ -313,6 +313,8 @@ help:
 	@echo "                      (make ncu is the same)"
 	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
 	@echo "  make tune           the tuning variants of results/NOTES.md, in $(BUILD)/tune/"
+	@echo "  make harris         (GPU) Harris's seven classic kernels beside steps 01-07, and racecheck"
+	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md)"
 	@echo "  make harris-kernels the seven kernels, in $(BUILD)/harris/ (float) and $(BUILD)/exact/harris/"
 	@echo "The course text"
 	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
