@@ -17,9 +17,10 @@ RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 
 # Reading order: the introduction, one chapter per step, the comparison, the
-# appendices (Cooperative Groups; the measurement notes, from results/NOTES.md).
+# appendices (Cooperative Groups; Harris's seven kernels; the measurement
+# notes, from results/NOTES.md).
 DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS)))
-DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg notes
+DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_harris notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
