@@ -133,9 +133,9 @@ endif
 all: $(BUILT_STEPS)
 exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 
-# Targets of the course text, the exercise answers and the reliability tests
-# live beside what they build.
--include docs/docs.mk answers/answers.mk tests/reliability.mk
+# Targets of the course text, the exercise answers, the reliability tests and
+# Harris's seven kernels live beside what they build.
+-include docs/docs.mk answers/answers.mk tests/reliability.mk bench/harris.mk
 
 # ---- tests --------------------------------------------------------------------
 UNIT := $(BUILD)/tests/unit_float $(BUILD)/tests/unit_exact
@@ -313,6 +313,9 @@ help:
 	@echo "                      (make ncu is the same)"
 	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
 	@echo "  make tune           the tuning variants of results/NOTES.md, in $(BUILD)/tune/"
+	@echo "  make harris         (GPU) Harris's seven classic kernels beside steps 01-07, and racecheck"
+	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md)"
+	@echo "  make harris-kernels the seven kernels, in $(BUILD)/harris/ (float) and $(BUILD)/exact/harris/"
 	@echo "The course text"
 	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
 	@echo "  make course         course/ only: the chapters as Markdown"

@@ -17,9 +17,10 @@ RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 
 # Reading order: the introduction, one chapter per step, the comparison, the
-# appendices (Cooperative Groups; the measurement notes, from results/NOTES.md).
+# appendices (Cooperative Groups; Harris's seven kernels; the measurement
+# notes, from results/NOTES.md).
 DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS)))
-DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg notes
+DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_harris notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
@@ -32,6 +33,10 @@ DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
 # A plot is shown at results/<gpu>/NAME.svg beside the pages, whatever RESULTS is.
 DOCS_PLOTS       := $(patsubst $(RESULTS)/%,$(DOCS_OUT)/results/%,$(DOCS_PLOTS_SRC))
 DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.svg))
+# Harris's seven kernels (make harris): every results/<gpu>/ with a harris.csv,
+# its files, and the slides' G80 figures.
+DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
+DOCS_HARRIS_DATA := bench/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
 
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_TEMPLATE := docs/template.html
@@ -40,7 +45,7 @@ DOCS_TEMPLATE := docs/template.html
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
                  $(wildcard $(RESULTS)/NOTES.md) \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) docs/docs.mk
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_HARRIS_DATA) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
@@ -50,6 +55,7 @@ DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --metadata chapters="$(DOCS_CHAPTERS)" \
              --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
              --metadata multi-results="$(DOCS_MULTI)" \
+             --metadata harris-results="$(DOCS_HARRIS)" \
              --metadata results-root=$(RESULTS) \
              --metadata docs-dir=docs \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
@@ -69,6 +75,7 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
                 --metadata chapters="$(DOCS_CHAPTERS)" \
                 --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
                 --metadata multi-results="$(DOCS_MULTI)" \
+                --metadata harris-results="$(DOCS_HARRIS)" \
                 --metadata results-root=$(RESULTS) \
                 --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
 # Everything course/ is made from; course/sources.sha256 records it.

@@ -43,5 +43,21 @@ PY
     fi
     rm -rf "$tmp"
 done
+# Harris's seven kernels: harris.md is what harris.csv gives, for every GPU
+# and for the docs tests' fixture.
+for d in results/*/ tests/fixtures/results/*/; do
+    [ -f "$d/harris.csv" ] || continue
+    name=${d%/}
+    tmp=$(mktemp -d)
+    cp "$d/harris.csv" "$tmp/"
+    if ! python3 bench/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+        echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
+    elif cmp -s "$tmp/harris.md" "$d/harris.md"; then
+        echo "PASS bench/$name/harris.md is what harris.csv gives"
+    else
+        echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 bench/harris.py --from $name)"
+    fi
+    rm -rf "$tmp"
+done
 if out=$(python3 bench/readme_table.py --check 2>&1); then echo "PASS bench/README step table matches results/ and steps/"
 else echo "FAIL bench/README step table: $(echo "$out" | tail -1)"; fi

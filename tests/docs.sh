@@ -22,7 +22,8 @@
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
 #   docs/fixture        with a fixture of results, every step's table and chart and
-#                       the comparison's plots are generated
+#                       the comparison's plots are generated, and the appendix on
+#                       Harris's kernels shows its tables, numbers and racecheck
 #   docs/no-results     with no results at all, the pages still build and say so
 #   docs/self-test/...  the checks above catch what they should (a missing marker,
 #                       a hand-typed number, a broken link)
@@ -213,6 +214,10 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixture
     done
     grep -q 'src="results/example-gpu/bandwidth.svg"' $out/comparison.html ||
         missing="$missing comparison.html:plot"
+    h=$out/appendix_harris.html
+    grep -q 'seven kernels on Example GPU' $h || missing="$missing appendix_harris.html:harris.md"
+    grep -q 'RACECHECK SUMMARY' $h || missing="$missing appendix_harris.html:racecheck"
+    grep -Eq 'class="note"|not measured yet' $h && missing="$missing appendix_harris.html:note"
     if [ -z "$missing" ]; then
         pass docs/fixture
     else
@@ -226,7 +231,8 @@ fi
 # No results at all (a fresh clone before `make compare`): builds, and says so.
 out=build/docs-empty
 if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=build/no-such-results DOCS_OUT=$out COURSE_DIR=$out/course >"$LOGS/docs_empty.log" 2>&1; then
-    if grep -q 'No measured results' $out/03_*.html; then
+    if grep -q 'No measured results' $out/03_*.html && grep -q 'Not measured yet: <code>make harris</code>' $out/appendix_harris.html &&
+       grep -q '(not measured yet)' $out/appendix_harris.html; then
         pass docs/no-results
     else
         fail docs/no-results "the pages do not say that no results were measured"

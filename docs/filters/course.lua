@@ -46,6 +46,24 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=
 
+Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
+figures from the slides in bench/harris_g80.csv):
+
+  ```{.harris}          every results/<gpu>/harris.md, without its title
+  ```{.harris-g80}      the slides' G80 table
+  ```{.harris-racecheck}  every results/<gpu>/harris_racecheck.txt, as printed
+  []{.harris-m label="harris_7_grid64" n="2^22" l2="cold" v="gbps"}
+        one number of the first harris.csv; label: harris_1 ... harris_6,
+        harris_7 (its own grid), harris_7_grid64, harris_7_grid256, or a step
+        (01_shared_memory ...); n defaults to 2^22, l2 to cold; v: median,
+        gbps, pct, grid, block, speedup (with than="LABEL"), vs_g80 (the
+        G80's time for that kernel / this one); without a label: device,
+        sms, cc; without n: runs (checked, over every row of the label) and
+        wrong_at (the sizes where a run was wrong, or "none")
+  []{.harris-m g80="7" v="time"}
+        one of the slides' figures: time, gbps, pct, step, cumulative; with
+        any g80=, also peak and device
+
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU. So does a new
 step before it is measured: its rows read "not measured", its numbers "(not
@@ -65,6 +83,7 @@ Metadata, set by docs/docs.mk:
   chapters      every chapter name, in reading order
   results-dirs  the results/<gpu> directories that hold a compare.csv
   multi-results the results/<gpu>-x<G>/multi.md files
+  harris-results the results/<gpu> directories that hold a harris.csv
   results-root  the directory they are in (results)
   docs-dir      where the chapters live (docs)
 
@@ -90,6 +109,7 @@ local cfg = {
   chapters = {},
   results = {},         -- results/<gpu> directories
   multi = {},           -- results/<gpu>-x<G>/multi.md files
+  harris = {},          -- results/<gpu> directories with a harris.csv
   root = "results",     -- the directory that holds them
   docs = "docs",
   repo = "../..",       -- the repository, seen from the HTML pages
@@ -976,6 +996,173 @@ local function multi_results(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
+-- ---- Harris's seven kernels -----------------------------------------------------
+-- make harris writes results/<gpu>/harris.csv, harris.md and
+-- harris_racecheck.txt; the slides' G80 figures are in bench/harris_g80.csv.
+local G80_FILE = "bench/harris_g80.csv"
+
+local function g80_rows()
+  return read_csv(G80_FILE) or fail("harris: cannot read " .. G80_FILE)
+end
+
+local function harris_missing(what)
+  return note("*Not measured yet: `make harris` on a machine with a GPU writes `results/<gpu>/" .. what .. "`.*")
+end
+
+-- A results/<gpu>/FILE of make harris, whole, with its headings pushed below
+-- the chapter's: its title to level 3, its sections to level 4.
+local function harris_markdown(dir, file)
+  local text = read_file(dir .. "/" .. file) or fail("harris: cannot read " .. dir .. "/" .. file)
+  local blocks = {}
+  for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+    if b.t == "Header" then
+      b.level = b.level == 1 and 3 or 4
+      b.identifier = ""
+    end
+    blocks[#blocks + 1] = b
+  end
+  return blocks
+end
+
+local function harris_results(el)
+  must_be_empty(el, "harris")
+  if #cfg.harris == 0 then return harris_missing("harris.md") end
+  local blocks = {}
+  for _, dir in ipairs(cfg.harris) do
+    if read_file(dir .. "/harris.md") then
+      for _, b in ipairs(harris_markdown(dir, "harris.md")) do blocks[#blocks + 1] = b end
+      blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(dir .. "/harris.md"), pandoc.Str(".)") })
+    else
+      blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 bench/harris.py --from " ..
+                                 dir .. "` writes it from `harris.csv`.*")
+    end
+  end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+local function harris_g80(el)
+  must_be_empty(el, "harris-g80")
+  local rows = g80_rows()
+  local body = {}
+  for _, g in ipairs(rows) do
+    local function x(v) return v ~= "" and (v .. "×") or "" end
+    body[#body + 1] = { g.kernel, g.technique, g.time_ms, g.gbps,
+                        pct_text(100 * tonumber(g.gbps) / tonumber(g.peak_gbps)), x(g.step), x(g.cumulative) }
+  end
+  local g = rows[1]
+  return pandoc.Div(pipe_table({ "kernel", "technique", "time (ms)", "GB/s", "% of peak", "step", "cumulative" },
+                               { "--:", ":--", "--:", "--:", "--:", "--:", "--:" }, body,
+                               string.format("Table: The slides' figures: %s (nominal peak %s GB/s), n = %s " ..
+                                             "32-bit integers (`%s`).", g.device, g.peak_gbps,
+                                             size_md(tonumber(g.n)), G80_FILE)),
+                    pandoc.Attr("", { "results" }))
+end
+
+local function harris_racecheck(el)
+  must_be_empty(el, "harris-racecheck")
+  local blocks = {}
+  for _, dir in ipairs(cfg.harris) do
+    local text = read_file(dir .. "/harris_racecheck.txt")
+    if text then
+      local rows = read_csv(dir .. "/harris.csv") or {}
+      local dev = rows[1] and rows[1].device or dir
+      blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("On " .. dev .. " ("), pandoc.Code(dir .. "/harris_racecheck.txt"),
+                                          pandoc.Str("):") })
+      blocks[#blocks + 1] = pandoc.CodeBlock(text:gsub("%s+$", ""), pandoc.Attr("", { "console" }))
+    end
+  end
+  if #blocks == 0 then return harris_missing("harris_racecheck.txt") end
+  return pandoc.Div(blocks, pandoc.Attr("", { "listing" }))
+end
+
+-- The labels harris.csv uses: the kernels, and the steps that have a chapter.
+local function harris_label_known(label)
+  if label:match("^harris_[1-6]$") or label:match("^harris_7$") or label:match("^harris_7_grid%d+$") then
+    return true
+  end
+  for _, c in ipairs(cfg.chapters) do
+    if c == label then return true end
+  end
+  return false
+end
+
+local function harris_g80_value(a, v)
+  local g = g80_rows()[tonumber(a["g80"])] or fail("harris-m: no kernel " .. a["g80"] .. " in " .. G80_FILE)
+  if v == "time" then return g.time_ms .. " ms" end
+  if v == "gbps" then return g.gbps .. " GB/s" end
+  if v == "pct" then return pct_text(100 * tonumber(g.gbps) / tonumber(g.peak_gbps)) end
+  if v == "step" or v == "cumulative" then
+    if g[v] == "" then fail("harris-m: kernel " .. g.kernel .. " has no " .. v .. " speed-up") end
+    return g[v] .. "×"
+  end
+  if v == "peak" then return g.peak_gbps .. " GB/s" end
+  if v == "device" then return g.device end
+  fail("harris-m: unknown G80 value v=\"" .. v .. "\"")
+end
+
+local function harris_row(rows, label, n, l2)
+  for _, r in ipairs(rows) do
+    if r.label == label and tonumber(r.n) == n and r.l2 == l2 then return r end
+  end
+  return nil
+end
+
+-- Over every row of one label: how many runs were checked, or at which sizes
+-- (and L2 states) a run was wrong ("none" if at none).
+local function harris_checked(rows, label, v)
+  local runs, wrong = 0, {}
+  for _, r in ipairs(rows) do
+    if r.label == label then
+      runs = runs + tonumber(r.runs)
+      if r.status ~= "OK" then
+        wrong[#wrong + 1] = size_md(tonumber(r.n)) .. " " .. r.l2
+      end
+    end
+  end
+  if runs == 0 then return nil end
+  if v == "runs" then return pandoc.Span({ pandoc.Str(tostring(runs)) }, pandoc.Attr("", { "measured" })) end
+  local text = #wrong == 0 and "none" or table.concat(wrong, ", ")
+  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured" }))
+end
+
+-- One number about Harris's kernels, in a sentence.
+local function harris_measure(el)
+  local a = el.attributes
+  local v = a["v"] or fail("harris-m: which value? v=\"median\"")
+  if a["g80"] then return pandoc.Str(harris_g80_value(a, v)) end
+  local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
+  local rows = cfg.harris[1] and read_csv(cfg.harris[1] .. "/harris.csv")
+  if a["label"] and not harris_label_known(a["label"]) then fail("harris-m: unknown label '" .. a["label"] .. "'") end
+  if not rows or #rows == 0 then return missing end
+  if v == "device" or v == "sms" or v == "cc" then return pandoc.Str(rows[1][v]) end
+  local label = a["label"] or fail("harris-m: which program? label=\"harris_3\"")
+  if v == "runs" or v == "wrong_at" then return harris_checked(rows, label, v) or missing end
+  local n, l2 = parse_size(a["n"] or "2^22"), a["l2"] or "cold"
+  local r = harris_row(rows, label, n, l2)
+  if not r then return missing end
+  if r.status ~= "OK" and v ~= "grid" and v ~= "block" then return pandoc.Strong({ pandoc.Str("WRONG") }) end
+  local us = tonumber(r.median_us)
+  local text
+  if v == "median" then text = time_text(us)
+  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
+  elseif v == "grid" then text = r.grid
+  elseif v == "block" then text = r.block
+  elseif v == "speedup" then
+    local than = a["than"] or fail("harris-m: speedup needs than=\"LABEL\"")
+    if not harris_label_known(than) then fail("harris-m: unknown label '" .. than .. "'") end
+    local other = harris_row(rows, than, n, l2)
+    if not other or other.status ~= "OK" then return missing end
+    text = ratio_text(tonumber(other.median_us) / us)
+  elseif v == "vs_g80" then
+    local k = label:match("^harris_(%d)") or fail("harris-m: vs_g80 is for a kernel, not '" .. label .. "'")
+    text = ratio_text(1000 * tonumber(g80_rows()[tonumber(k)].time_ms) / us)
+  else
+    fail("harris-m: unknown value v=\"" .. v .. "\"")
+  end
+  return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
+end
+
 -- ---- chapters, index, neighbours ----------------------------------------------
 local meta_cache = {}
 local function chapter_meta(name)
@@ -1021,6 +1208,9 @@ local handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
+    if el.classes:includes("harris") then return harris_results(el) end
+    if el.classes:includes("harris-g80") then return harris_g80(el) end
+    if el.classes:includes("harris-racecheck") then return harris_racecheck(el) end
     if el.attributes["results"] then
       -- results="steps" (every step) or results="02 03", as a shorter form.
       local v = el.attributes["results"]
@@ -1037,6 +1227,7 @@ local handlers = {
   end,
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
+    if el.classes:includes("harris-m") then return harris_measure(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
@@ -1237,6 +1428,7 @@ function Pandoc(doc)
   cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
   cfg.multi = words(m["multi-results"] and stringify(m["multi-results"]) or "")
+  cfg.harris = words(m["harris-results"] and stringify(m["harris-results"]) or "")
   cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
   cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
   cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."
