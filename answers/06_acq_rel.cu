@@ -75,14 +75,9 @@ __device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    {                                                     // less than a round left:
-        elem4_t v[LOADS_IN_FLIGHT];                       // one more round, each load
-        #pragma unroll                                    // guarded, all in flight at once
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (; i < n4; i += stride) {                         // fewer than a round left
+        elem4_t v = in4[i];
+        sum += (v.x + v.y) + (v.z + v.w);
     }
     if (rank < n - n4 * 4)                                // the last n % 4 elements
         sum += in[n4 * 4 + rank];
@@ -107,6 +102,31 @@ __device__ elem_t block_sum(cg::thread_block block, elem_t v)
     }
     return v;
 }
+
+// [begin one_block]
+// The whole sum when one block covers n in one round of loads: thread_sum and
+// block_sum for a grid of one block (the same bits), in a kernel of its own
+// with 32-bit indices, which measured faster (results/NOTES.md).
+__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
+{
+    cg::thread_block block = cg::this_thread_block();
+    const elem4_t *in4 = (const elem4_t *)in;
+    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
+    elem4_t v[LOADS_IN_FLIGHT];
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
+        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
+    elem_t sum = 0;
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    if (t < n - n4 * 4)                                   // the last n % 4 elements
+        sum += in[n4 * 4 + t];
+    sum = block_sum(block, sum);
+    if (t == 0)
+        *out = sum;
+}
+// [end one_block]
 
 // Each block writes its partial and takes a ticket with an acq_rel
 // fetch_add; the block with the last ticket sums all partials into *out and
@@ -145,6 +165,16 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials,
     }
 }
 
+// Threads per block from n, as CUB's tuning does: 256 while one block of
+// them covers n in a round, 512, then 1024 once every multiprocessor gets a
+// block of 1024 full rounds (half the partials; see results/NOTES.md).
+static int block_size(const launch_t *L)
+{
+    size_t round = 4 * LOADS_IN_FLIGHT;                   // elements per thread per round
+    if (L->n <= 256 * round) return 256;
+    return L->n >= 1024 * round * L->sm_count ? 1024 : 512;
+}
+
 // ---- launcher ---------------------------------------------------------------
 // As many blocks as the GPU can run at once, and no more: extra blocks would
 // only wait for a free multiprocessor. A small input gets fewer, so that each
@@ -167,6 +197,11 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
+    if (L->grid == 1 && L->n <= (size_t)L->block * 4 * LOADS_IN_FLIGHT) {
+        one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
     unsigned *blocks_done = (unsigned *)L->state;     // zero between launches
     reduce_kernel<<<L->grid, L->block, 0, stream>>>(d_in, L->n, partials, blocks_done, d_out);
     CUDA_CHECK(cudaGetLastError());
@@ -180,6 +215,7 @@ static const step_t step = {
     .combine = COMBINE_TREE,
     .block_rule = BLOCK_POW2,
     .default_block = 512,
+    .block_size = block_size,
     .grid_size = grid_size,
     .scratch_size = scratch_size,
     .state_bytes = sizeof(unsigned),

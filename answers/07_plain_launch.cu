@@ -16,7 +16,7 @@
  * (Older toolkits did not check: the blocks simply met at a barrier that was
  * not one, and the program could hang or read partials not yet written.)
  *
- * Changed functions: reduce, reduce_kernel.
+ * Changed functions: reduce.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -51,14 +51,9 @@ __device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    {                                                     // less than a round left:
-        elem4_t v[LOADS_IN_FLIGHT];                       // one more round, each load
-        #pragma unroll                                    // guarded, all in flight at once
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (; i < n4; i += stride) {                         // fewer than a round left
+        elem4_t v = in4[i];
+        sum += (v.x + v.y) + (v.z + v.w);
     }
     if (rank < n - n4 * 4)                                // the last n % 4 elements
         sum += in[n4 * 4 + rank];

@@ -18,7 +18,7 @@
  * tests/answers.sh runs it: WRONG in the float and the exact build, at every
  * size where the grid has more than one block, and OK with --grid 1.
  *
- * Changed functions: reduce_kernel, thread_sum.
+ * Changed functions: thread_sum.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -66,6 +66,31 @@ __device__ elem_t block_sum(cg::thread_block block, elem_t v)
 }
 // [end block_sum]
 
+// [begin one_block]
+// The whole sum when one block covers n in one round of loads: thread_sum and
+// block_sum for a grid of one block (the same bits), in a kernel of its own
+// with 32-bit indices, which measured faster (results/NOTES.md).
+__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
+{
+    cg::thread_block block = cg::this_thread_block();
+    const elem4_t *in4 = (const elem4_t *)in;
+    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
+    elem4_t v[LOADS_IN_FLIGHT];
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
+        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
+    elem_t sum = 0;
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    if (t < n - n4 * 4)                                   // the last n % 4 elements
+        sum += in[n4 * 4 + t];
+    sum = block_sum(block, sum);
+    if (t == 0)
+        *out = sum;
+}
+// [end one_block]
+
 // [begin kernel]
 // Each block writes its partial; after the grid-wide barrier, block 0 sums
 // them all (each thread a strided share, then the block tree) into *out.
@@ -89,6 +114,16 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem
         *out = total;
 }
 // [end kernel]
+
+// Threads per block from n, as CUB's tuning does: 256 while one block of
+// them covers n in a round, 512, then 1024 once every multiprocessor gets a
+// block of 1024 full rounds (half the partials; see results/NOTES.md).
+static int block_size(const launch_t *L)
+{
+    size_t round = 4 * LOADS_IN_FLIGHT;                   // elements per thread per round
+    if (L->n <= 256 * round) return 256;
+    return L->n >= 1024 * round * L->sm_count ? 1024 : 512;
+}
 
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
@@ -118,6 +153,11 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
+    if (L->grid == 1 && L->n <= (size_t)L->block * 4 * LOADS_IN_FLIGHT) {
+        one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
     size_t n = L->n;
     void *args[] = { &d_in, &n, &partials, &d_out };   // the kernel's arguments, in order
     CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)reduce_kernel, L->grid, L->block,
@@ -133,6 +173,7 @@ static const step_t step = {
     .combine = COMBINE_TREE,
     .block_rule = BLOCK_POW2,
     .default_block = 512,
+    .block_size = block_size,
     .grid_size = grid_size,
     .scratch_size = scratch_size,
     .reduce = reduce,

@@ -17,14 +17,11 @@
  * The partials live in scratch memory that the harness fills with garbage
  * before every run: the second pass may only read what the first wrote.
  *
- * When one block is all there is (up to 8192 elements), there is nothing to
- * combine: pass 1 writes its block's sum as the total, and pass 2 is not
- * launched. This is what CUB does for an input of one tile; it saves a launch.
- * The block size is chosen from n (block_size), and the last, partial round of
- * loads is one guarded round rather than a loop of single loads, so that a
- * small input's loads are all in flight at once.
+ * When one block is all there is, there is nothing to combine: a small kernel
+ * of its own sums n and writes the total, in one launch (one_block_kernel, as
+ * CUB does for an input of one tile). The block size is chosen from n.
  *
- * Changed functions: thread_sum, grid_size, reduce.
+ * Changed functions: grid_size, reduce.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -59,14 +56,9 @@ __device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    {                                                     // less than a round left:
-        elem4_t v[LOADS_IN_FLIGHT];                       // one more round, each load
-        #pragma unroll                                    // guarded, all in flight at once
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (; i < n4; i += stride) {                         // fewer than a round left
+        elem4_t v = in4[i];
+        sum += (v.x + v.y) + (v.z + v.w);
     }
     if (rank < n - n4 * 4)                                // the last n % 4 elements
         sum += in[n4 * 4 + rank];
@@ -95,9 +87,33 @@ __device__ elem_t block_sum(cg::thread_block block, elem_t v)
 }
 // [end block_sum]
 
+// [begin one_block]
+// The whole sum when one block covers n in one round of loads: thread_sum and
+// block_sum for a grid of one block (the same bits), in a kernel of its own
+// with 32-bit indices, which measured faster (results/NOTES.md).
+__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
+{
+    cg::thread_block block = cg::this_thread_block();
+    const elem4_t *in4 = (const elem4_t *)in;
+    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
+    elem4_t v[LOADS_IN_FLIGHT];
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
+        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
+    elem_t sum = 0;
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    if (t < n - n4 * 4)                                   // the last n % 4 elements
+        sum += in[n4 * 4 + t];
+    sum = block_sum(block, sum);
+    if (t == 0)
+        *out = sum;
+}
+// [end one_block]
+
 // [begin kernel]
-// Pass 1: each block writes its sum to partials[block] (with one block: to
-// the total).
+// Pass 1: each block writes its sum to partials[block].
 __global__ void partials_kernel(const elem_t *in, size_t n, elem_t *partials)
 {
     cg::thread_block block = cg::this_thread_block();
@@ -154,8 +170,8 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
-    if (L->grid == 1) {                    // one block: its sum is the total
-        partials_kernel<<<1, L->block, 0, stream>>>(d_in, L->n, d_out);
+    if (L->grid == 1 && L->n <= (size_t)L->block * 4 * LOADS_IN_FLIGHT) {
+        one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
         CUDA_CHECK(cudaGetLastError());
         return;
     }

@@ -19,7 +19,7 @@
  *     and shared memory, times the number of multiprocessors;
  *   - the device must support cooperative launches, which we check first.
  * Step 02 sized its grid the same way for speed; here it is a rule. A grid of
- * one block writes its total without the barrier (step 05).
+ * one block needs no barrier (step 05).
  *
  * Changed functions: grid_size, reduce, reduce_kernel.
  */
@@ -56,14 +56,9 @@ __device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    {                                                     // less than a round left:
-        elem4_t v[LOADS_IN_FLIGHT];                       // one more round, each load
-        #pragma unroll                                    // guarded, all in flight at once
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    for (; i < n4; i += stride) {                         // fewer than a round left
+        elem4_t v = in4[i];
+        sum += (v.x + v.y) + (v.z + v.w);
     }
     if (rank < n - n4 * 4)                                // the last n % 4 elements
         sum += in[n4 * 4 + rank];
@@ -92,6 +87,31 @@ __device__ elem_t block_sum(cg::thread_block block, elem_t v)
 }
 // [end block_sum]
 
+// [begin one_block]
+// The whole sum when one block covers n in one round of loads: thread_sum and
+// block_sum for a grid of one block (the same bits), in a kernel of its own
+// with 32-bit indices, which measured faster (results/NOTES.md).
+__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
+{
+    cg::thread_block block = cg::this_thread_block();
+    const elem4_t *in4 = (const elem4_t *)in;
+    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
+    elem4_t v[LOADS_IN_FLIGHT];
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
+        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
+    elem_t sum = 0;
+    #pragma unroll
+    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    if (t < n - n4 * 4)                                   // the last n % 4 elements
+        sum += in[n4 * 4 + t];
+    sum = block_sum(block, sum);
+    if (t == 0)
+        *out = sum;
+}
+// [end one_block]
+
 // [begin kernel]
 // Each block writes its partial; after the grid-wide barrier, block 0 sums
 // them all (each thread a strided share, then the block tree) into *out.
@@ -101,11 +121,6 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem
     cg::thread_block block = cg::this_thread_block();
     elem_t v = thread_sum(grid, in, n);
     elem_t total = block_sum(block, v);
-    if (grid.num_blocks() == 1) {          // one block: nothing to combine
-        if (block.thread_rank() == 0)
-            *out = total;
-        return;
-    }
     if (block.thread_rank() == 0)
         partials[grid.block_rank()] = total;
     grid.sync();                           // every partial is written and visible
@@ -159,6 +174,11 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
+    if (L->grid == 1 && L->n <= (size_t)L->block * 4 * LOADS_IN_FLIGHT) {
+        one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
     size_t n = L->n;
     void *args[] = { &d_in, &n, &partials, &d_out };   // the kernel's arguments, in order
     CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)reduce_kernel, L->grid, L->block,
