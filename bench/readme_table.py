@@ -38,12 +38,29 @@ def techniques():
     return found
 
 
-def results_dir():
+def results_dirs():
     dirs = sorted(d for d in glob.glob(os.path.join(ROOT, "results", "*"))
                   if os.path.exists(os.path.join(d, "compare.csv")))
     if not dirs:
         sys.exit("readme-table: no results/<gpu>/compare.csv yet: run make compare on a GPU")
-    return dirs[0]
+    return dirs
+
+
+def results_dir():
+    return results_dirs()[0]
+
+
+def short_device(device):
+    """"NVIDIA H100 80GB HBM3" -> "H100"."""
+    m = re.search(r"\b([A-Z]+\d+[A-Za-z]*)\b", device.replace("NVIDIA", ""))
+    return m.group(1) if m else device
+
+
+def against_cub(res, step="07_cooperative"):
+    """The lowest of CUB's time / the step's over every size, and where."""
+    got = [(res.time("cub", n) / res.time(step, n), n) for n in res.sizes
+           if res.time("cub", n) and res.time(step, n)]
+    return min(got) if got else None
 
 
 def us_text(us):
@@ -59,6 +76,7 @@ def generate():
     d = results_dir()
     res = Results(d)
     rel = os.path.relpath(d, ROOT)
+    others = [Results(o) for o in results_dirs()[1:]]
 
     def us(prog, n):
         t = res.cell(prog, n, "time")
@@ -69,31 +87,45 @@ def generate():
              + (f"; read-only ceiling, what a kernel that only reads the array reaches: "
                 f"{float(ceiling['gbps']):.0f} GB/s" if ceiling else "")
              + "): the median time of one sum, each run reading input that is not in L2. "
-             "**vs CUB** is CUB's time divided by the step's: above 1, the step is faster.")
+             "**vs CUB** is CUB's time divided by the step's: above 1, the step is faster"
+             + "".join(f"; the last column is the same on an **{o.device}**" for o in others[:1]) + ".")
     head = (["step", "idea"] + [f"{power_label(n)} (µs)" for n in SIZES] +
             [f"{power_label(SIZES[-1])} (GB/s)", f"vs CUB at {power_label(SIZES[0])} (×)",
-             "same bits every run"])
+             "same bits every run"] +
+            [f"vs CUB at {power_label(SIZES[0])}, {short_device(o.device)} (×)" for o in others])
     lines = [intro, "", "| " + " | ".join(head) + " |",
-             "|" + "|".join(["---", "---"] + ["--:"] * (len(SIZES) + 2) + ["---"]) + "|"]
+             "|" + "|".join(["---", "---"] + ["--:"] * (len(SIZES) + 2) + ["---"] + ["--:"] * len(others)) + "|"]
     for name, (path, tech) in techniques().items():
         row = [f"[{name}]({path})", tech.replace("|", "\\|")]
         row += [us(name, n) for n in SIZES]
         row += [res.cell(name, SIZES[-1], "gbps"), res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
+        row += [o.cell(name, SIZES[0], "vs_cub") for o in others]
         lines.append("| " + " | ".join(row) + " |")
     row = ["CUB", "`cub::DeviceReduce::Sum`, for comparison (`make bench && build/bench/cub_sum`)"]
     row += [us("cub", n) for n in SIZES] + [res.cell("cub", SIZES[-1], "gbps"), "1.00", res.determinism("cub")]
+    row += ["1.00" for o in others]
     lines.append("| " + " | ".join(row) + " |")
     row = ["CUB gpu_to_gpu", "the same bits on any GPU, CUB's way (`build/bench/cub_gpu_to_gpu`, newer CCCL)"]
     if "cub_gpu_to_gpu" in res.programs:
         row += [us("cub_gpu_to_gpu", n) for n in SIZES] + [res.cell("cub_gpu_to_gpu", SIZES[-1], "gbps"),
                 res.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub"), res.determinism("cub_gpu_to_gpu")]
+        row += [o.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub") for o in others]
         lines.append("| " + " | ".join(row) + " |")
+    worst = [(short_device(r.device), against_cub(r)) for r in [res] + others]
+    if all(w for _, w in worst):
+        lines += ["", "Step 07 against CUB at every power of two from "
+                  f"{power_label(res.sizes[0])} to {power_label(res.sizes[-1])}, its lowest CUB's-time / its-time: "
+                  + ", ".join(f"{ratio_of(w[0])} at {power_label(w[1])} on the {dev}" for dev, w in worst) + "."]
     lines += ["", "Every size: "
               f"[{rel}/compare.md]({rel}/compare.md); how each choice was made: "
               "[results/NOTES.md](results/NOTES.md).", ""]
     lines += multi_lines(res)
     lines += [f"![Bandwidth against n]({rel}/bandwidth.svg)"]
     return "\n".join([BEGIN] + lines + [END])
+
+
+def ratio_of(r):
+    return f"{r:.2f}"
 
 
 def multi_lines(res):
