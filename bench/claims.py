@@ -9,7 +9,7 @@ The claims are listed in docs/comparison.md, "What others found, and what we
 measure", which reads the two files this writes:
     claims.csv          every timed run: the harness's CSV columns, plus claim
                         (A to D), variant (A: the version; D: the way) and
-                        param (A: the row length; B: the grid asked for; D: the
+                        param (A: the row length; B: "grid 1" for one block; D: the
                         tile)
     claims_checks.csv   claim, kind, check, result, detail: what is not a timing (the
                         compiler's verdict on an API, a refused launch, the
@@ -57,7 +57,7 @@ def plan():
     for prog in ["./step03", "./step05", "./step07", C + "subwarp_index_32"]:
         runs.append(("B", "", "", [prog, "--n", SMALL_SIZES, "--reps", "100"]))
     runs.append(("B", "", "", ["./build/answers/07_stride_bug", "--n", SMALL_SIZES]))
-    runs.append(("B", "", "--grid 1", ["./build/answers/07_stride_bug", "--n", SMALL_SIZES, "--grid", "1",
+    runs.append(("B", "", "grid 1", ["./build/answers/07_stride_bug", "--n", SMALL_SIZES, "--grid", "1",
                                        "--reps", "5"]))
     for prog in ["./step07", C + "grid_sync_64"]:
         runs.append(("C", "", "", [prog, "--n", SYNC_SIZES, "--reps", "200"]))
