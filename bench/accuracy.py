@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import ROOT, power_label, programs, progress, run_csv, slug, write_csv  # noqa: E402
+from compare import ROOT, gpu_turn, power_label, programs, progress, run_csv, slug, write_csv  # noqa: E402
 
 SIZES = [2 ** k for k in range(10, 29)]
 SEEDS = list(range(1, 9))
@@ -146,6 +146,7 @@ def main():
     if a.from_dir:
         out_dir = a.from_dir
     else:
+        gpu_turn()
         t0 = time.time()
         out_dir = measure(a.out)
         progress(f"measured in {time.time() - t0:.0f} s; results in {os.path.relpath(out_dir, ROOT)}")
