@@ -2,30 +2,25 @@
  *
  *     make answers && build/answers/07_compensated --n 2^28
  *     build/answers/07_compensated_front --n 2^28     (-DFRONT_ONLY: the running sums only)
- *     build/answers/07_compensated_exact --n 2^28     (uint32: nothing to keep, same sums)
+ *     build/answers/07_compensated_exact --n 2^28     (uint32: no error to keep, same sums)
  *
  * Changed since 07: what a partial sum is. Here it is a pair (s, c): s is the
- * float that step 07 would hold, c the sum of the rounding errors made on the
- * way to it, so s + c is much closer to the exact sum than s alone. Every
- * addition a + b becomes two_sum(a, b): the rounded sum and, exactly, the
- * error of that rounding, which for floats is itself a float and takes five
- * more additions to find (Knuth's TwoSum). The pairs go through step 07's
- * front half, block tree and grid barrier; at the very end block 0 writes
- * s + c, the one rounding left. Errors of a few ulp become errors of at most
- * about half an ulp: the float nearest the exact sum, nearly always.
+ * float step 07 would hold, c the sum of the rounding errors made on the way
+ * to it, so s + c is much closer to the exact sum. Each addition a + b becomes
+ * two_sum(a, b): the rounded sum and, exactly, the error of that rounding
+ * (for floats itself a float, found with five more additions: Knuth's
+ * TwoSum). The pairs go through step 07's front half, block tree and grid
+ * barrier; block 0 writes s + c, the one rounding left. Errors of a few ulp
+ * become about half an ulp: nearly always the float nearest the exact sum.
  *
- * Why every addition, and not only each thread's running sum (the classic
- * Kahan loop)? Every addition an element goes through rounds, and the error
- * of the result grows with the square root of how many there are. At
- * n = 2^28 one of step 07's threads adds about 250 vectors in sequence, but
- * each element also goes through two additions inside its vector, ten levels
- * of the block tree, and the sum of the blocks' partials. Built with
- * -DFRONT_ONLY, this program keeps only the errors of the running sums, as a
- * Kahan loop would, and adds vectors, tree levels and partials as step 07
- * does: the two builds show how much of step 07's error each part holds
- * (docs/comparison.md, "How accurate each order is").
- *
- * The exact build sums uint32 values, where two_sum's error is always 0.
+ * Why every addition, not only each thread's running sum (a Kahan loop)?
+ * The error grows with the square root of the additions an element goes
+ * through. At n = 2^28 a thread of step 07 adds about 250 vectors in
+ * sequence, but each element also meets two additions inside its vector, ten
+ * tree levels and the sum of the blocks' partials. -DFRONT_ONLY keeps only
+ * the running sums' errors and adds the rest as step 07 does: the two builds
+ * show how much of step 07's error each part holds (docs/comparison.md,
+ * "How accurate each order is").
  */
 #include <cooperative_groups.h>
 
