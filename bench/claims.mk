@@ -29,12 +29,14 @@ $(foreach w,$(SUBWARP_WAYS),$(foreach t,$(SUBWARP_TILES),\
   $(eval src_subwarp_$(w)_$(t) := bench/subwarp_tiles.cu)\
   $(eval flags_subwarp_$(w)_$(t) := $(call way_flag,$(w)) -DTILE=$(t))))
 
+src_one_per_thread  := bench/one_per_thread.cu
+flags_one_per_thread :=
 src_grid_sync_64    := bench/grid_sync.cu
 flags_grid_sync_64  := -DEXTRA_SYNCS=64
 src_multi_device    := bench/multi_device.cu
 flags_multi_device  :=
 
-CLAIMS_NAMES    := $(ROW_SUMS) $(SUBWARP) grid_sync_64 multi_device
+CLAIMS_NAMES    := $(ROW_SUMS) one_per_thread $(SUBWARP) grid_sync_64 multi_device
 CLAIMS_PROGRAMS := $(CLAIMS_NAMES:%=$(CLAIMS_DIR)/%)
 
 define CLAIM_RULE

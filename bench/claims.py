@@ -17,9 +17,9 @@ measure", which reads the two files this writes:
                         grid.sync()'s cost; each way's time over CG's)
 A: batched row sums, CG and plain, tree and shuffles, at n = 2^28 for five row
    lengths; and a cooperative grid one block larger than fits.
-B: a shared-memory + shuffle sum with one element per thread, steps 03, 05 and
-   07, and the stride bug with the default grid and with one block, at 2^20
-   and 2^24.
+B: step 03 with one element per thread (a first lesson's shuffle kernel),
+   steps 03, 05 and 07, and the stride bug with the default grid and with one
+   block, at 2^20 and 2^24.
 C: step 07 against itself with 64 more grid.sync() calls; the multi-device API.
 D: tiles of 2 to 32 threads, three ways, at 2^20 and 2^24.
 Takes about two minutes on an H100. Only the Python standard library.
@@ -54,7 +54,7 @@ def plan():
         for length in ROW_LENGTHS:
             runs.append(("A", prog[len("row_sums_"):], str(length),
                          [C + prog, "--n", str(ROW_N), "--grid", str(ROW_N // length)]))
-    for prog in ["./step03", "./step05", "./step07", C + "subwarp_index_32"]:
+    for prog in ["./step03", "./step05", "./step07", C + "one_per_thread"]:
         runs.append(("B", "", "", [prog, "--n", SMALL_SIZES, "--reps", "100"]))
     runs.append(("B", "", "", ["./build/answers/07_stride_bug", "--n", SMALL_SIZES]))
     runs.append(("B", "", "grid 1", ["./build/answers/07_stride_bug", "--n", SMALL_SIZES, "--grid", "1",
