@@ -133,9 +133,9 @@ endif
 all: $(BUILT_STEPS)
 exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 
-# Targets of the course text, the exercise answers, the reliability tests and
-# Harris's seven kernels live beside what they build.
--include docs/docs.mk answers/answers.mk tests/reliability.mk bench/harris.mk
+# Targets of the course text, the exercise answers, the reliability tests,
+# Harris's seven kernels and the claims' programs live beside what they build.
+-include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk
 
 # ---- tests --------------------------------------------------------------------
 UNIT := $(BUILD)/tests/unit_float $(BUILD)/tests/unit_exact
@@ -218,6 +218,7 @@ compare-multi: step08 step09
 	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS))
 plots:
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
+	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
 readme-table:
 	python3 bench/readme_table.py
 
@@ -307,7 +308,11 @@ help:
 	@echo "  make compare-multi  (GPU) step 09 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
 	@echo "                      MULTI_GPUS=1 for the one-GPU baseline"
 	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
-	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv (gnuplot)"
+	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
+	@echo "                      claims_checks.csv); make claims-programs builds their programs"
+	@echo "  make accuracy       (GPU) every program's error against the exact sum, n = 2^10 to 2^28,"
+	@echo "                      eight seeds (results/<gpu>/accuracy.csv, accuracy.svg)"
+	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
 	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
 	@echo "                      (make ncu is the same)"

@@ -11,7 +11,7 @@ ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 01_interleaved 01_interleaved_strided 03_warp_xor \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
                 06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug \
-                08_chunk_2048 08_fixed_point
+                07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -19,6 +19,8 @@ src_01_interleaved_strided   := 01_interleaved
 flags_01_interleaved_strided := -DSTRIDED_INDEX
 src_04_subwarp_tiles_8       := 04_subwarp_tiles
 flags_04_subwarp_tiles_8     := -DTILE=8
+src_07_compensated_front     := 07_compensated
+flags_07_compensated_front   := -DFRONT_ONLY
 
 # 07_normalize divides by the sum, which has no meaning for the modular
 # integers of the exact build, and 07_plain_launch never gets to a sum: they
@@ -64,6 +66,7 @@ answers: $(ANSWERS)
 # 07_plain_launch (it stops on purpose) and 07_stride_bug (wrong on purpose).
 SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
-                  04_binary_partition 06_acq_rel 07_normalize 08_chunk_2048 08_fixed_point)
+                  04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \
+                  08_chunk_2048 08_fixed_point)
 
 .PHONY: answers

@@ -115,6 +115,24 @@ def progress(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+_lock = None
+
+
+def gpu_turn():
+    """Waits until no other measuring script of this tree holds the GPU, then
+    holds it until this process ends: `make -j compare claims accuracy` then
+    measures one after the other instead of each timing the others' work."""
+    global _lock
+    import fcntl
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    _lock = open(os.path.join(ROOT, "build", "gpu.lock"), "w")
+    try:
+        fcntl.flock(_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        progress("waiting for another measuring script to finish (build/gpu.lock)")
+        fcntl.flock(_lock, fcntl.LOCK_EX)
+
+
 def measure(sizes, out_dir_root):
     rows, warm_rows, det_rows, notes = [], [], [], {}
     progs = programs()
@@ -347,6 +365,7 @@ def main():
     else:
         lo, hi = parse_n(a.min_n), parse_n(a.max_n)
         sizes = [2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi]
+        gpu_turn()
         t0 = time.time()
         out_dir = measure(sizes, a.out)
         progress(f"measured in {time.time() - t0:.0f} s; results in {os.path.relpath(out_dir, ROOT)}")

@@ -115,6 +115,7 @@ void check_runs(const step_t *step, const elem_t *h_results, int runs,
     double depth = step->combine == COMBINE_FIXED_ORDER
                        ? order_depth(res->n, step->chunk)
                        : summation_depth(step->combine, res->n, res->grid, res->block);
+    res->depth = depth;
     res->bound = error_bound(depth, reference_abs_sum(ref));
     res->ok = 1;
     for (int r = 0; r < runs; r++) {

@@ -156,6 +156,7 @@ typedef struct {
     double reference;         /* float build: the exact sum; exact build: unused */
     uint32_t reference_u32;   /* exact build: the exact sum */
     double error, bound;      /* float build */
+    double depth;             /* additions an element goes through at most, as the bound counts them */
     int ok;                   /* every run correct */
     int declared_deterministic;
     int replica_checked;      /* compared with the CPU replica of the order */

@@ -90,7 +90,7 @@ void format_csv_header(char *buf, size_t len)
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
              "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
-             "replica,gpus");
+             "replica,gpus,depth");
 }
 
 /* Text fields are quoted, with inner quotes doubled (RFC 4180). */
@@ -125,12 +125,12 @@ void format_csv(char *buf, size_t len, const result_t *r)
 #endif
     double gbps = result_gbps(r);
     snprintf(buf, len,
-             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s,%d",
+             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s,%d,%.0f",
              r->step, tech, ELEM_NAME, dev, r->n, r->n * sizeof(elem_t), r->seed, r->block,
              r->grid, r->reps, r->runs, r->median_us, r->min_us, gbps,
              r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0.0, sum, ref, err, bound,
              r->ok ? "OK" : "WRONG", r->declared_deterministic ? "yes" : "no", r->distinct,
              r->spread_ulp, r->warm ? "warm" : "cold",
              !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs",
-             r->gpus ? r->gpus : 1);
+             r->gpus ? r->gpus : 1, r->depth);
 }

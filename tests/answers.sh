@@ -24,6 +24,9 @@
 #                 over blocks 32 to 1024 and grids 1 to 4096, each equal to its own
 #                 CPU replica, float and exact; at n = 10^6+3 its float sum differs
 #                 from ./step08's for at least one of seeds 1, 2, 3
+#   compensated   07_compensated (every addition's rounding error kept): at
+#                 n = 2^24 and 2^28, seeds 1, 2, 3, its error is below step 07's
+#                 in every case; 07_compensated_front's is reported, not judged
 #   fixed-point   08_fixed_point (exact integers, atomics in any order): one sum
 #                 per input over blocks and grids, float and exact; every float
 #                 sum is the float nearest the exact reference (correctly rounded:
@@ -68,8 +71,9 @@ check() {
 # The correct answers; those with a deterministic claim; float-only ones.
 CORRECT="04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor 04_row_sums
          04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_acq_rel 07_normalize
-         08_chunk_2048 08_fixed_point"
-DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize 08_chunk_2048 08_fixed_point"
+         07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point"
+DETERMINISTIC="04_row_sums 06_acq_rel 07_normalize 07_compensated 07_compensated_front
+               08_chunk_2048 08_fixed_point"
 FLOAT_ONLY="07_normalize 07_plain_launch"
 ALL="00_racy 01_racy_shared $CORRECT 06_no_fence 07_plain_launch 07_stride_bug"
 
@@ -249,6 +253,36 @@ else:
         " vs ".join(sums[s].values()) for s in differ)))' "$name"
 else
     echo "FAIL $name: ./step08 or $A/08_chunk_2048 is not built"
+fi
+
+# ---- compensated -------------------------------------------------------------------
+# Every addition's error kept: closer to the exact sum than step 07 at the
+# sizes where step 07's running sums are long, for every seed tried (the
+# results are deterministic, so this is a fixed fact for one GPU model, not
+# a lucky draw). The front-only build is reported beside it.
+name="answers/compensated/float: error below step 07's at 2^24 and 2^28, seeds 1-3"
+if [ -x ./step07 ] && [ -x "$A/07_compensated" ] && [ -x "$A/07_compensated_front" ]; then
+    { ./step07 --check-only --csv --n 2^24,2^28 --seed 1,2,3 2>>"$ERR"
+      "$A/07_compensated" --check-only --csv --n 2^24,2^28 --seed 1,2,3 2>>"$ERR"
+      "$A/07_compensated_front" --check-only --csv --n 2^24,2^28 --seed 1,2,3 2>>"$ERR"; } |
+        python3 -c '
+import csv, sys
+name = sys.argv[1]
+rows = [r for r in csv.DictReader(sys.stdin) if r["step"] != "step"]
+err = {(r["step"], r["n"], r["seed"]): float(r["error"]) for r in rows}
+keys = sorted({(r["n"], r["seed"]) for r in rows})
+wrong = [r for r in rows if r["status"] != "OK"]
+worse = [k for k in keys if err.get(("07_compensated",) + k, 1e300) >= err.get(("07_cooperative",) + k, 0)]
+line = "; ".join("n=%s seed %s: %.3g / %.3g / front %.3g" % (k + tuple(
+    err.get((p,) + k, float("nan")) for p in ("07_cooperative", "07_compensated", "07_compensated_front")))
+    for k in keys)
+if len(rows) != 18 or wrong or worse:
+    print("FAIL %s: %d rows (expected 18), %d WRONG, not below step 07 at %s (step 07 / compensated: %s)"
+          % (name, len(rows), len(wrong), worse, line))
+else:
+    print("PASS %s (step 07 / compensated: %s)" % (name, line))' "$name"
+else
+    echo "FAIL $name: ./step07, $A/07_compensated or $A/07_compensated_front is not built"
 fi
 
 # ---- fixed-point -------------------------------------------------------------------

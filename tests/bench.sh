@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # bench.sh: the comparison's scripts, without a GPU: tables, plots and the
 # README table are regenerated from the committed results and must agree with
-# what is committed. Prints PASS/FAIL/SKIP lines for tests/run.
+# what is committed; the accuracy plot is drawn from every accuracy.csv (and
+# the docs fixture's); the programs of `make claims` compile; and this
+# toolkit's headers are as claim C says (bench/claims.py --api). Prints
+# PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
 # Every step the Makefile lists must have its rows, and CUB.
@@ -61,3 +64,45 @@ for d in results/*/ tests/fixtures/results/*/; do
 done
 if out=$(python3 bench/readme_table.py --check 2>&1); then echo "PASS bench/README step table matches results/ and steps/"
 else echo "FAIL bench/README step table: $(echo "$out" | tail -1)"; fi
+
+# The accuracy plot, from every accuracy.csv there is (the fixture's too).
+for d in $(ls -d results/*/ tests/fixtures/results/*/ 2>/dev/null); do
+    [ -f "$d/accuracy.csv" ] || continue
+    name=${d%/}; name=${name#results/}; name=${name/tests\/fixtures\/results/fixture}
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        echo "SKIP bench/$name/accuracy.svg: gnuplot is not installed"
+        continue
+    fi
+    tmp=$(mktemp -d)
+    cp "$d/accuracy.csv" "$tmp/"
+    if out=$(python3 bench/accuracy.py --from "$tmp" 2>&1) && python3 - "$tmp" "$d/accuracy.csv" <<'PY'
+import csv, sys, xml.etree.ElementTree as ET
+text = "".join(ET.parse(f"{sys.argv[1]}/accuracy.svg").getroot().itertext())
+steps = {r["step"] for r in csv.DictReader(open(sys.argv[2]))}
+assert "half an ulp" in text and "07 cooperative" in text, "series"
+assert len(steps) >= 3, "programs"
+PY
+    then echo "PASS bench/$name/accuracy.svg drawn from accuracy.csv"
+    else echo "FAIL bench/$name/accuracy.svg: $(echo "$out" | tail -1)"; fi
+    rm -rf "$tmp"
+done
+
+# Claim C, asked of this toolkit: the multi-device runtime API and
+# this_multi_grid() are gone, a grid.sync() kernel compiles without -rdc.
+if out=$(python3 bench/claims.py --api 2>&1); then
+    echo "PASS bench/claims-api: $(echo "$out" | sed -n 's/^toolkit: \([^ ]*\).*/CUDA \1/p'), $(echo "$out" | grep -c 'does not compile') multi-device names gone, as claim C says"
+else
+    echo "FAIL bench/claims-api: $(echo "$out" | tr '\n' ';' | cut -c1-300)"
+fi
+
+# Every program of make claims compiles (one architecture, no link).
+tmp=$(mktemp -d)
+make -s --no-print-directory print-claims-builds |
+xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
+    name=$1; shift
+    if "$@" -arch=sm_90 -o "'"$tmp"'/$name.o" >"'"$tmp"'/$name.log" 2>&1; then
+        echo "PASS bench/claims-programs/$name compiles"
+    else
+        echo "FAIL bench/claims-programs/$name: $(grep -m2 -E "error|warning" "'"$tmp"'/$name.log" | tr "\n" " ")"
+    fi' _
+rm -rf "$tmp"

@@ -253,9 +253,11 @@ def check_mdlinks(root):
 # ---- numbers ------------------------------------------------------------------
 # A number followed by a unit of time, bandwidth or a percentage: a measurement.
 MEASURED = re.compile(r"\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×|x faster|times faster)(?![A-Za-z])")
-# Allowed on purpose: [text]{.example} marks a worked example, and code spans
-# and math hold formulas, not measurements.
-EXEMPT = [re.compile(r"\[[^\]]*\]\{\.example\}"), re.compile(r"`[^`]*`"), re.compile(r"\$[^$]+\$")]
+# Allowed on purpose: [text]{.example} marks a worked example, [text]{.claim}
+# a number that another text measured, quoted as it gave it; code spans and
+# math hold formulas, not measurements.
+EXEMPT = [re.compile(r"\[[^\]]*\]\{\.(?:example|claim)\}"), re.compile(r"`[^`]*`"),
+          re.compile(r"\$[^$]+\$")]
 
 
 def measured_numbers(line):

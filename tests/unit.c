@@ -439,6 +439,7 @@ static void test_report(void)
     r.error = 1e-7;
     r.bound = 3.6e3;
 #endif
+    r.depth = 1015;
     double gbps = result_gbps(&r);
     check(fabs(gbps - (double)((size_t)1 << 30) / 241e-6 / 1e9) < 1e-9,
           "GB/s = 4 n bytes / median time / 1e9 (%.1f)", gbps);
@@ -474,9 +475,10 @@ static void test_report(void)
     char header[512], row[1024];
     format_csv_header(header, sizeof header);
     format_csv(row, sizeof row, &r);
-    check(count_fields(header) == count_fields(row) && count_fields(header) == 26,
-          "CSV header and row have the same 26 fields (%d, %d)", count_fields(header), count_fields(row));
-    check(strstr(row, ",warm,-,1") != NULL, "a one-GPU step without a fixed order: no replica, 1 GPU");
+    check(count_fields(header) == count_fields(row) && count_fields(header) == 27,
+          "CSV header and row have the same 27 fields (%d, %d)", count_fields(header), count_fields(row));
+    check(strstr(row, ",warm,-,1,1015") != NULL,
+          "a one-GPU step without a fixed order: no replica, 1 GPU, and the depth the bound counted");
 
     r.replica_checked = 1;
     r.replica_equal = 1;

@@ -33,7 +33,18 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```{.report step="03" n="2^28"}
   ```   the line the program prints for that run, rebuilt from its CSV row
   ```{.plot file="bandwidth.svg" caption="..."}
-  ```   the figure results/<gpu>/bandwidth.svg
+  ```   the figure results/<gpu>/bandwidth.svg, from every GPU that has it
+        (make="accuracy": the target a note names where none has it yet)
+  ```{.pivot file="claims.csv" where="claim=D" rows="step" cols="param" value="median_us" fmt="time"}
+  ```   any CSV of results/<gpu>/ as a table: a row per value of rows=, a
+        column per value of cols=, the median of value= in each cell
+        (agg= for max, min, mean, count; fmt: time, gbps, pct, ratio, ulp,
+        size or a printf format; col-format="size"; col-label, row-label)
+  ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result"}
+  ```   the rows of any CSV that match where=, those columns, as they are
+  ```{.accuracy sizes="2^10 2^20 2^28"}
+  ```   each program's median error in ulp over the seeds (accuracy.csv),
+        the worst seed and the bound's depth at the last size
   ```{.multi}
   ```   every results/<gpu>-x<G>/multi.md that make compare-multi wrote
   []{.m step="03" n="2^28" v="gbps"}
@@ -44,7 +55,10 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         read-only kernel's time at n, floor.csv); cache="warm": from
         compare-warm.csv
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
-        one column of the first row of results/<gpu>/FILE that matches where=
+        one column of the first row of results/<gpu>/FILE that matches where=,
+        in the first results/<gpu>/ that has FILE (or gpu="nvidia-h200");
+        agg="median" (max, min, mean, count) over every row that matches;
+        fmt= as for a pivot
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in bench/harris_g80.csv):
@@ -358,6 +372,71 @@ end
 
 local function gpu_dirs() return cfg.results end
 
+-- ---- any CSV of results/<gpu>/ --------------------------------------------------
+-- The rows of FILE in the first results/<gpu>/ that has it (or in the one
+-- named by gpu=), and that directory.
+local function any_csv(file, gpu)
+  for _, dir in ipairs(gpu_dirs()) do
+    if not gpu or dir:match("([^/]+)$") == gpu then
+      local rows = read_csv(dir .. "/" .. file)
+      if rows then return rows, dir end
+    end
+  end
+  return nil
+end
+
+-- The rows whose columns equal where="col=value,col=value".
+local function matching_rows(rows, where)
+  local out = {}
+  for _, r in ipairs(rows) do
+    local match = true
+    for k, want in (where or ""):gmatch("([%w_]+)=([^,]+)") do
+      if r[k] ~= want then match = false end
+    end
+    if match then out[#out + 1] = r end
+  end
+  return out
+end
+
+-- median, max, min, mean or count of a list of numbers (nils left out).
+local function aggregate(values, how)
+  local v = {}
+  for _, x in pairs(values) do if x then v[#v + 1] = x end end
+  if how == "count" then return #v end
+  if #v == 0 then return nil end
+  table.sort(v)
+  if how == "max" then return v[#v] end
+  if how == "min" then return v[1] end
+  if how == "mean" then
+    local sum = 0
+    for _, x in ipairs(v) do sum = sum + x end
+    return sum / #v
+  end
+  if how ~= "median" then fail("agg must be median, max, min, mean or count, not '" .. how .. "'") end
+  local mid = (#v + 1) // 2
+  return #v % 2 == 1 and v[mid] or (v[mid] + v[mid + 1]) / 2
+end
+
+-- An error in ulps: two digits below 10, whole numbers above 100.
+local function ulp_text(u)
+  if u == math.huge then return "inf" end
+  if u < 10 then return string.format("%.2g", u) end
+  if u < 100 then return string.format("%.1f", u) end
+  return string.format("%.0f", u)
+end
+
+-- A number as fmt says: time, gbps, pct, ratio, ulp, size, or a printf format.
+local function format_value(x, fmt)
+  if x == nil then return "–" end
+  if fmt == "time" then return time_text(x) end
+  if fmt == "gbps" then return gbps_text(x) end
+  if fmt == "pct" then return pct_text(x) end
+  if fmt == "ratio" then return ratio_text(x) end
+  if fmt == "ulp" then return ulp_text(x) end
+  if fmt == "size" then return size_md(x) end
+  return string.format(fmt, x)
+end
+
 local function nothing_measured(what)
   return note("*No measured " .. what .. " in `results/` yet: `make compare` on a machine with a GPU writes them.*")
 end
@@ -620,6 +699,8 @@ local function ceiling_table(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
+-- Every results/<gpu>/FILE there is; where no GPU's is there yet, one note
+-- that names the make target that draws it (make=, compare by default).
 local function plot(el)
   local file = el.attributes["file"]
   if not file then fail("plot: say which file, file=\"bandwidth.svg\"") end
@@ -627,10 +708,7 @@ local function plot(el)
   if #dirs == 0 then return nothing_measured("plots") end
   local blocks = {}
   for _, dir in ipairs(dirs) do
-    local path = dir .. "/" .. file
-    if not read_file(path) then
-      blocks[#blocks + 1] = note("*No `" .. path .. "` yet: `make compare` draws it.*")
-    else
+    if read_file(dir .. "/" .. file) then
       local rows = read_csv(dir .. "/compare.csv") or {}
       local dev = rows[1] and rows[1].device or dir
       local caption = (el.attributes["caption"] or file) .. " Measured on " .. dev .. "."
@@ -642,7 +720,161 @@ local function plot(el)
       for _, b in ipairs(fig) do blocks[#blocks + 1] = b end
     end
   end
+  if #blocks == 0 then
+    return note("*No `results/<gpu>/" .. file .. "` yet: `make " .. (el.attributes["make"] or "compare") ..
+                "` on a machine with a GPU draws it.*")
+  end
   return pandoc.Div(blocks, pandoc.Attr("", { "plot" }))
+end
+
+-- ---- tables from any CSV ------------------------------------------------------------
+-- A note where no results/<gpu>/ has the file yet: which make target writes it.
+local function not_yet(file, target)
+  return note("*No `results/<gpu>/" .. file .. "` yet: `make " .. target ..
+              "` on a machine with a GPU writes it.*")
+end
+
+-- The distinct values of one column, in order of first appearance (numbers
+-- sorted, if every value is one).
+local function distinct(rows, col)
+  local seen, list, numeric = {}, {}, true
+  for _, r in ipairs(rows) do
+    local v = r[col] or fail("table: no column '" .. col .. "'")
+    if not seen[v] then seen[v] = true; list[#list + 1] = v end
+    numeric = numeric and tonumber(v) ~= nil
+  end
+  if numeric then table.sort(list, function(x, y) return tonumber(x) < tonumber(y) end) end
+  return list
+end
+
+-- ```{.pivot file="claims.csv" where="claim=D,n=16777216" rows="step" cols="param"
+--     value="median_us" fmt="time" col-label="tile" caption="..." make="claims"}
+-- One table per results/<gpu>/ with the file: a row per value of rows= (one
+-- column or several, "step param"), a column per value of cols=
+-- (col-format="size" writes 1024 as 2^10), each cell the value= of the rows
+-- that match (their median, or agg=).
+local function pivot(el)
+  must_be_empty(el, "pivot")
+  local a = el.attributes
+  local file = a["file"] or fail("pivot: say which file, file=\"claims.csv\"")
+  local rcols, ccol, vcol = words(a["rows"] or "step"), a["cols"] or "n", a["value"] or fail("pivot: value=\"COLUMN\"")
+  local blocks = {}
+  for _, dir in ipairs(gpu_dirs()) do
+    local rows = read_csv(dir .. "/" .. file)
+    if rows then
+      rows = matching_rows(rows, a["where"])
+      for _, r in ipairs(rows) do            -- the row's label: its rows= columns, joined
+        local parts = {}
+        for _, c in ipairs(rcols) do
+          local v = r[c] or fail("pivot: " .. file .. " has no column '" .. c .. "'")
+          if v ~= "" then parts[#parts + 1] = short(v) end
+        end
+        r.pivot_row = table.concat(parts, ", ")
+      end
+      local header, align, body = { a["row-label"] or "program" }, { ":--" }, {}
+      local cols = distinct(rows, ccol)
+      for _, c in ipairs(cols) do
+        local label = a["col-format"] == "size" and size_md(tonumber(c)) or c
+        header[#header + 1] = (a["col-label"] and (a["col-label"] .. " ") or "") .. label
+        align[#align + 1] = "--:"
+      end
+      for _, rv in ipairs(distinct(rows, "pivot_row")) do
+        local line = { rv }
+        for _, c in ipairs(cols) do
+          local values = {}
+          for _, r in ipairs(rows) do
+            if r.pivot_row == rv and r[ccol] == c then values[#values + 1] = tonumber(r[vcol]) end
+          end
+          line[#line + 1] = #values > 0 and format_value(aggregate(values, a["agg"] or "median"), a["fmt"] or "%.3g") or "–"
+        end
+        body[#body + 1] = line
+      end
+      local t = pipe_table(header, align, body, gpu_caption(rows, dir, file, a["caption"] or vcol))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+
+-- ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result detail"
+--     labels="what|result|detail" caption="..." make="claims"}
+-- The rows of any CSV that match where=, those columns, as they are.
+local function csv_table(el)
+  must_be_empty(el, "csv-table")
+  local a = el.attributes
+  local file = a["file"] or fail("csv-table: say which file, file=\"claims_checks.csv\"")
+  local cols = words(a["cols"] or fail("csv-table: say which columns, cols=\"a b c\""))
+  local labels = {}
+  for l in (a["labels"] or ""):gmatch("[^|]+") do labels[#labels + 1] = l end
+  local blocks = {}
+  for _, dir in ipairs(gpu_dirs()) do
+    local rows = read_csv(dir .. "/" .. file)
+    if rows then
+      local header, align, body = {}, {}, {}
+      for i, c in ipairs(cols) do header[i] = labels[i] or c; align[i] = ":--" end
+      for _, r in ipairs(matching_rows(rows, a["where"])) do
+        local line = {}
+        for i, c in ipairs(cols) do
+          local v = r[c] or fail("csv-table: " .. file .. " has no column '" .. c .. "'")
+          line[i] = v == "" and "–" or ("`" .. v:gsub("`", "'") .. "`")
+        end
+        body[#body + 1] = line
+      end
+      local t = pipe_table(header, align, body, string.format("Table: %s (`%s/%s`).",
+                                                              a["caption"] or file, dir, file))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+end
+
+-- ```{.accuracy sizes="2^10 2^16 2^20 2^24 2^28"}
+-- Each program's median error over the seeds (accuracy.csv, make accuracy)
+-- at those sizes, then at the last size the worst seed's error and the depth
+-- the harness's bound counted.
+local function accuracy_table(el)
+  must_be_empty(el, "accuracy")
+  local sizes = words(el.attributes["sizes"] or "2^10 2^16 2^20 2^24 2^28")
+  local last = parse_size(sizes[#sizes])
+  local blocks = {}
+  for _, dir in ipairs(gpu_dirs()) do
+    local rows = read_csv(dir .. "/accuracy.csv")
+    if rows and #rows > 0 then
+      local header, align, body = { "program" }, { ":--" }, {}
+      for _, s in ipairs(sizes) do header[#header + 1] = size_md(parse_size(s)); align[#align + 1] = "--:" end
+      header[#header + 1] = "worst seed, " .. size_md(last)
+      header[#header + 1] = "depth, " .. size_md(last)
+      align[#align + 1] = "--:"
+      align[#align + 1] = "--:"
+      local seeds = #distinct(rows, "seed")
+      for _, prog in ipairs(programs(rows)) do
+        local line = { short(prog) }
+        local function errors(n)
+          local v = {}
+          for _, r in ipairs(rows) do
+            if r.step == prog and tonumber(r.n) == n then v[#v + 1] = tonumber(r.ulp_error) end
+          end
+          return v
+        end
+        for _, s in ipairs(sizes) do line[#line + 1] = format_value(aggregate(errors(parse_size(s)), "median"), "ulp") end
+        line[#line + 1] = format_value(aggregate(errors(last), "max"), "ulp")
+        local r = find_row(rows, prog, last)
+        local depth = r and tonumber(r.depth)
+        line[#line + 1] = prog:sub(1, 3) == "cub" and "not known" or (depth and string.format("%.0f", depth) or "–")
+        body[#body + 1] = line
+      end
+      local t = pipe_table(header, align, body, string.format(
+        "Table: Error of each program's sum in ulp of the exact sum, the median of %d seeds, on %s (`%s/accuracy.csv`). " ..
+        "Depth: the most additions an element goes through, as the harness's error bound counts them; " ..
+        "CUB's order is not known to the harness.", seeds, rows[1].device or dir, dir))
+      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+    end
+  end
+  if #blocks == 0 then return not_yet("accuracy.csv", "accuracy") end
+  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
 -- One measured number, in a sentence.
@@ -653,23 +885,24 @@ local function measure(el)
   local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
   if #dirs == 0 then return missing end
   local dir = dirs[1]
-  -- Any column of any CSV in results/<gpu>/: the first row that matches where=.
+  -- Any column of any CSV in results/<gpu>/: the first row that matches where=,
+  -- or with agg= the median (max, min, count) over every row that matches.
   if a["file"] then
-    local rows = read_csv(dir .. "/" .. a["file"])
+    local rows = any_csv(a["file"], a["gpu"])
     if not rows then return missing end
-    for _, r in ipairs(rows) do
-      local match = true
-      for k, want in (a["where"] or ""):gmatch("([%w_]+)=([^,]+)") do
-        if r[k] ~= want then match = false end
-      end
-      if match then
-        if r[a["col"] or fail("m: file= needs col=\"NAME\"")] == nil then
-          fail("m: " .. a["file"] .. " has no column '" .. a["col"] .. "'")
-        end
-        return pandoc.Span({ pandoc.Str(r[a["col"]]) }, pandoc.Attr("", { "measured" }))
-      end
+    local col = a["col"] or fail("m: file= needs col=\"NAME\"")
+    local matched = matching_rows(rows, a["where"])
+    if #matched == 0 then return missing end
+    if matched[1][col] == nil then fail("m: " .. a["file"] .. " has no column '" .. col .. "'") end
+    local text = matched[1][col]
+    if a["agg"] then
+      local values = {}
+      for _, r in ipairs(matched) do values[#values + 1] = tonumber(r[col]) end
+      text = format_value(aggregate(values, a["agg"]), a["fmt"] or "%.3g")
+    elseif a["fmt"] and tonumber(text) then
+      text = format_value(tonumber(text), a["fmt"])
     end
-    return missing
+    return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
   end
   if v == "ceiling" or v == "launch" then
     local rows = read_csv(dir .. "/ceiling.csv")
@@ -1221,6 +1454,9 @@ local handlers = {
     if el.classes:includes("determinism") then return determinism_table(el) end
     if el.classes:includes("ceiling") then return ceiling_table(el) end
     if el.classes:includes("plot") then return plot(el) end
+    if el.classes:includes("pivot") then return pivot(el) end
+    if el.classes:includes("csv-table") then return csv_table(el) end
+    if el.classes:includes("accuracy") then return accuracy_table(el) end
     if el.classes:includes("report") then return report(el) end
     if el.classes:includes("chart") then return chart(el) end
     if el.attributes["snippet"] then fail("a snippet=\"" .. el.attributes["snippet"] .. "\" block needs include=\"FILE\"") end
