@@ -73,7 +73,10 @@ figures from the slides in bench/harris_g80.csv):
         gbps, pct, grid, block, speedup (with than="LABEL"), vs_g80 (the
         G80's time for that kernel / this one); without a label: device,
         sms, cc; without n: runs (checked, over every row of the label) and
-        wrong_at (the sizes where a run was wrong, or "none")
+        wrong_at (the sizes where a run was wrong, or "none"); warm_speedup
+        (the time with the input not in L2 / the time with it in L2);
+        gpu="all": the value on every GPU, each named (first GPU's alone
+        otherwise)
   []{.harris-m g80="7" v="time"}
         one of the slides' figures: time, gbps, pct, step, cumulative; with
         any g80=, also peak and device
@@ -1358,19 +1361,15 @@ local function harris_checked(rows, label, v)
   return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured" }))
 end
 
--- One number about Harris's kernels, in a sentence.
-local function harris_measure(el)
-  local a = el.attributes
-  local v = a["v"] or fail("harris-m: which value? v=\"median\"")
-  if a["g80"] then return pandoc.Str(harris_g80_value(a, v)) end
+-- One number about Harris's kernels, from the rows of one GPU's harris.csv.
+local function harris_value(rows, a, v)
   local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
-  local rows = cfg.harris[1] and read_csv(cfg.harris[1] .. "/harris.csv")
-  if a["label"] and not harris_label_known(a["label"]) then fail("harris-m: unknown label '" .. a["label"] .. "'") end
   if not rows or #rows == 0 then return missing end
   if v == "device" or v == "sms" or v == "cc" then return pandoc.Str(rows[1][v]) end
   local label = a["label"] or fail("harris-m: which program? label=\"harris_3\"")
   if v == "runs" or v == "wrong_at" then return harris_checked(rows, label, v) or missing end
   local n, l2 = parse_size(a["n"] or "2^22"), a["l2"] or "cold"
+  if v == "warm_speedup" then l2 = "warm" end
   local r = harris_row(rows, label, n, l2)
   if not r then return missing end
   if r.status ~= "OK" and v ~= "grid" and v ~= "block" then return pandoc.Strong({ pandoc.Str("WRONG") }) end
@@ -1381,10 +1380,10 @@ local function harris_measure(el)
   elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
   elseif v == "grid" then text = r.grid
   elseif v == "block" then text = r.block
-  elseif v == "speedup" then
-    local than = a["than"] or fail("harris-m: speedup needs than=\"LABEL\"")
+  elseif v == "speedup" or v == "warm_speedup" then
+    local than = v == "warm_speedup" and label or a["than"] or fail("harris-m: speedup needs than=\"LABEL\"")
     if not harris_label_known(than) then fail("harris-m: unknown label '" .. than .. "'") end
-    local other = harris_row(rows, than, n, l2)
+    local other = harris_row(rows, than, n, v == "warm_speedup" and "cold" or l2)
     if not other or other.status ~= "OK" then return missing end
     text = ratio_text(tonumber(other.median_us) / us)
   elseif v == "vs_g80" then
@@ -1394,6 +1393,38 @@ local function harris_measure(el)
     fail("harris-m: unknown value v=\"" .. v .. "\"")
   end
   return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
+end
+
+-- One number about Harris's kernels, in a sentence: the first GPU's, or with
+-- gpu="all" each GPU's, named ("1.36× on the H100 80GB HBM3 and 1.35× on the H200").
+local function harris_measure(el)
+  local a = el.attributes
+  local v = a["v"] or fail("harris-m: which value? v=\"median\"")
+  if a["g80"] then return pandoc.Str(harris_g80_value(a, v)) end
+  if a["label"] and not harris_label_known(a["label"]) then fail("harris-m: unknown label '" .. a["label"] .. "'") end
+  if a["gpu"] == nil then
+    return harris_value(cfg.harris[1] and read_csv(cfg.harris[1] .. "/harris.csv"), a, v)
+  end
+  if a["gpu"] ~= "all" then fail("harris-m: gpu= is \"all\" or nothing, not '" .. a["gpu"] .. "'") end
+  if #cfg.harris == 0 then return harris_value(nil, a, v) end
+  local out = {}
+  local function words_of(text)
+    for w in text:gmatch("%S+") do
+      if #out > 0 and out[#out].t ~= "Space" then out[#out + 1] = pandoc.Space() end
+      out[#out + 1] = pandoc.Str(w)
+    end
+  end
+  for k, dir in ipairs(cfg.harris) do
+    local rows = read_csv(dir .. "/harris.csv")
+    if k > 1 then
+      if k == #cfg.harris then words_of("and") else out[#out] = pandoc.Str(out[#out].text .. ",") end
+      out[#out + 1] = pandoc.Space()
+    end
+    out[#out + 1] = harris_value(rows, a, v)
+    local dev = rows and rows[1] and rows[1].device or dir
+    words_of("on the " .. dev:gsub("^NVIDIA ", ""))
+  end
+  return out
 end
 
 -- ---- chapters, index, neighbours ----------------------------------------------
