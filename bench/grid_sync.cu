@@ -5,11 +5,14 @@
  * The Programming Guide's Cooperative Groups appendix says that CUDA 11.0 made
  * grid synchronisation about 30% faster. CUDA 11.0 cannot build for the GPUs
  * here (sm_90 came with CUDA 11.8), so that cannot be re-measured; what can be
- * is the cost of one barrier now. This is step 07 with EXTRA_SYNCS (64) more
- * grid.sync() calls before the one it needs: the time it takes beyond step
- * 07's, divided by EXTRA_SYNCS, is the cost of one grid-wide barrier for the
- * grid that step 07 launches at that n (one block at n = 2^10, every
- * multiprocessor full from about 2^22 on).
+ * is the cost of one barrier now. This is step 07's general kernel with
+ * EXTRA_SYNCS (64) more grid.sync() calls before the one it needs, always
+ * with blocks of 512 and always through the cooperative launch (step 07 itself
+ * now takes 256 or 1024 threads at some sizes, and a kernel of its own for
+ * one block): its time beyond step 07's, divided by EXTRA_SYNCS, is the cost
+ * of one grid-wide barrier for this grid (one block at n = 2^10, every
+ * multiprocessor full from about 2^21). The two launch shapes differ by far
+ * less than 64 barriers cost, so the division hides that difference.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
