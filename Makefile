@@ -40,6 +40,8 @@ HARNESS    := fail args data order shard report device input timing check harnes
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/harness.h common/parts.h
+# What steps 05 to 07 (and answers built on them) share: they include it.
+STEP_HEADERS := $(wildcard steps/*.cuh)
 
 $(BUILD)/float/%.o: common/%.c $(HEADERS)
 	@mkdir -p $(@D)
@@ -62,9 +64,9 @@ num        = $(firstword $(subst _, ,$(notdir $(1))))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
 
 define STEP_RULES
-step$(1): $(2) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+step$(1): $(2) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(LDLIBS)
-$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(LDLIBS)
 endef

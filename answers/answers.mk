@@ -32,12 +32,12 @@ answer_src = answers/$(or $(src_$(1)),$(1)).cu
 
 # ANSWER_RULES(name): the float program and, unless it is float only, the exact one.
 define ANSWER_RULES
-$(ANSWERS_DIR)/$(1): $(call answer_src,$(1)) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(ANSWERS_DIR)/$(1): $(call answer_src,$(1)) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) $(GENCODE) -o $$@ $$< $(FLOAT_OBJS) $(LDLIBS)
 ANSWERS += $(ANSWERS_DIR)/$(1)
 ifeq ($(filter $(1),$(ANSWERS_FLOAT_ONLY)),)
-$(ANSWERS_DIR)/$(1)_exact: $(call answer_src,$(1)) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(ANSWERS_DIR)/$(1)_exact: $(call answer_src,$(1)) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $$(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) -DREDUCE_EXACT $(GENCODE) -o $$@ $$< $(EXACT_OBJS) $(LDLIBS)
 ANSWERS += $(ANSWERS_DIR)/$(1)_exact

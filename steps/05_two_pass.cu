@@ -19,7 +19,8 @@
  *
  * When one block is all there is, there is nothing to combine: a small kernel
  * of its own sums n and writes the total, in one launch (one_block_kernel, as
- * CUB does for an input of one tile). The block size is chosen from n.
+ * CUB does for an input of one tile). The block size is chosen from n. Both
+ * are in one_block.cuh, which steps 06 and 07 include too.
  *
  * Changed functions: grid_size, reduce.
  */
@@ -87,30 +88,7 @@ __device__ elem_t block_sum(cg::thread_block block, elem_t v)
 }
 // [end block_sum]
 
-// [begin one_block]
-// The whole sum when one block covers n in one round of loads: thread_sum and
-// block_sum for a grid of one block (the same bits), in a kernel of its own
-// with 32-bit indices, which measured faster (results/NOTES.md).
-__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
-{
-    cg::thread_block block = cg::this_thread_block();
-    const elem4_t *in4 = (const elem4_t *)in;
-    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
-    elem4_t v[LOADS_IN_FLIGHT];
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
-        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
-    elem_t sum = 0;
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    if (t < n - n4 * 4)                                   // the last n % 4 elements
-        sum += in[n4 * 4 + t];
-    sum = block_sum(block, sum);
-    if (t == 0)
-        *out = sum;
-}
-// [end one_block]
+#include "one_block.cuh"  // one block for a small n; threads per block from n
 
 // [begin kernel]
 // Pass 1: each block writes its sum to partials[block].
@@ -139,16 +117,6 @@ __global__ void final_kernel(const elem_t *partials, unsigned count, elem_t *out
 
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
-// Threads per block from n, as CUB's tuning does: 256 while one block of
-// them covers n in a round, 512, then 1024 once every multiprocessor gets a
-// block of 1024 full rounds (half the partials; see results/NOTES.md).
-static int block_size(const launch_t *L)
-{
-    size_t round = 4 * LOADS_IN_FLIGHT;                   // elements per thread per round
-    if (L->n <= 256 * round) return 256;
-    return L->n >= 1024 * round * L->sm_count ? 1024 : 512;
-}
-
 // As many blocks as the GPU can run at once, and no more: extra blocks would
 // only wait for a free multiprocessor. A small input gets fewer, so that each
 // thread still has a full round of loads.
@@ -170,11 +138,8 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
-    if (L->grid == 1 && L->n <= (size_t)L->block * 4 * LOADS_IN_FLIGHT) {
-        one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
-        CUDA_CHECK(cudaGetLastError());
+    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to combine
         return;
-    }
     partials_kernel<<<L->grid, L->block, 0, stream>>>(d_in, L->n, partials);
     CUDA_CHECK(cudaGetLastError());
     final_kernel<<<1, L->block, 0, stream>>>(partials, L->grid, d_out);   // after pass 1, by stream order
