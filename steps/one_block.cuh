@@ -15,39 +15,67 @@
 #endif
 
 // [begin one_block]
-// The whole sum when one block covers n in one round of loads: thread_sum and
-// the including step's block_sum for a grid of one block (the same bits), in
-// a kernel of its own with 32-bit indices, which measured faster
-// (results/NOTES.md).
-__global__ void one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
+// The whole sum when one block covers n in one round of loads: nothing to
+// combine across blocks. Here the time is one trip to memory plus what runs
+// before and after it, so the kernel is written for that (results/NOTES.md
+// has the probes):
+//   - the block size is a template argument and the block one-dimensional:
+//     thread t's addresses are one register plus constant offsets, and its
+//     loads leave a few instructions after the kernel starts;
+//   - after each tile's cg::reduce, thread 0 adds the tiles' sums, read from
+//     shared memory four at a time, where block_sum would have tile 0 run a
+//     second tree of five shuffles.
+// A fixed order, so the same bits every run (not those of the step's own
+// kernels with a grid of one block, which add in another order).
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) one_block_kernel(const elem_t *in, unsigned n, elem_t *out)
 {
+    static_assert(BLOCK % 128 == 0 && BLOCK <= 1024, "whole vectors of tile sums");
+    __shared__ __align__(16) elem_t tile_sums[BLOCK / 32];
     cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
     const elem4_t *in4 = (const elem4_t *)in;
-    unsigned n4 = n / 4, t = block.thread_rank(), size = block.size();
+    unsigned n4 = n / 4, t = threadIdx.x;                 // the rank in a 1-D block
     elem4_t v[LOADS_IN_FLIGHT];
     #pragma unroll
     for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // every load guarded, all in flight
-        v[k] = t + k * size < n4 ? in4[t + k * size] : elem4_t{};
+        v[k] = t + k * BLOCK < n4 ? in4[t + k * BLOCK] : elem4_t{};
     elem_t sum = 0;
     #pragma unroll
     for (int k = 0; k < LOADS_IN_FLIGHT; k++)
         sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     if (t < n - n4 * 4)                                   // the last n % 4 elements
         sum += in[n4 * 4 + t];
-    sum = block_sum(block, sum);
-    if (t == 0)
-        *out = sum;
+    sum = cg::reduce(tile, sum, cg::plus<elem_t>());
+    if (tile.thread_rank() == 0)
+        tile_sums[tile.meta_group_rank()] = sum;
+    block.sync();                                         // every tile's sum is written
+    if (t == 0) {
+        const elem4_t *s4 = (const elem4_t *)tile_sums;
+        elem_t total = 0;
+        #pragma unroll
+        for (int k = 0; k < BLOCK / 128; k++)
+            total += (s4[k].x + s4[k].y) + (s4[k].z + s4[k].w);
+        *out = total;
+    }
 }
 // [end one_block]
 
 // Sums n with one_block_kernel when the launch is one block that covers n in
 // one round, and says so; otherwise launches nothing and returns 0, and the
-// step launches its own kernels.
+// step launches its own kernels (so also for blocks of 32 or 64 threads).
 static int one_block_sum(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     if (L->grid != 1 || L->n > (size_t)L->block * 4 * LOADS_IN_FLIGHT)
         return 0;
-    one_block_kernel<<<1, L->block, 0, stream>>>(d_in, (unsigned)L->n, d_out);
+    unsigned n = (unsigned)L->n;
+    switch (L->block) {                                   // a constant in each kernel
+    case 128:  one_block_kernel<128><<<1, 128, 0, stream>>>(d_in, n, d_out); break;
+    case 256:  one_block_kernel<256><<<1, 256, 0, stream>>>(d_in, n, d_out); break;
+    case 512:  one_block_kernel<512><<<1, 512, 0, stream>>>(d_in, n, d_out); break;
+    case 1024: one_block_kernel<1024><<<1, 1024, 0, stream>>>(d_in, n, d_out); break;
+    default:   return 0;
+    }
     CUDA_CHECK(cudaGetLastError());
     return 1;
 }
