@@ -36,10 +36,12 @@ GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
 endif
 
 # ---- the harness, built once per element type --------------------------------
-HARNESS    := fail args data order shard report device input timing check harness
+# The core (common/*.c), which every step links; steps on several GPUs also
+# link common/multi/ (below).
+HARNESS    := fail args data order report device input timing check harness
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
-HEADERS    := common/harness.h common/parts.h
+HEADERS    := common/base.h common/harness.h common/parts.h
 # What steps 05 to 07 (and answers built on them) share: they include it.
 STEP_HEADERS := $(wildcard steps/*.cuh)
 
@@ -72,11 +74,11 @@ $(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/
 endef
 $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 
-# ---- step 09: several GPUs, with NCCL and MPI -----------------------------------
+# ---- steps on several GPUs (09), with NCCL and MPI -------------------------------
 # NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
 # starts one process a GPU. Without either, everything else still builds, and
-# make says once what step 09 needs. ranks.c, phases.c and multi.c are the
-# only parts of the harness that use them.
+# make says once what step 09 needs. Only common/multi/ and the step files
+# use them.
 MULTI_STEPS := step09
 MULTI_SRCS  := $(wildcard steps/09_*.cu)
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
@@ -88,39 +90,32 @@ MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
 STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
                 $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
 STEP09_MSG  := step09 needs $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
-MULTI_OBJS_FLOAT := $(BUILD)/float/ranks.o $(BUILD)/float/phases.o $(BUILD)/float/multi.o
-MULTI_OBJS_EXACT := $(BUILD)/exact/ranks.o $(BUILD)/exact/phases.o $(BUILD)/exact/multi.o
+MULTI_PARTS := team shard multi
+MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
 
-$(MULTI_OBJS_FLOAT) $(MULTI_OBJS_EXACT): CFLAGS += -I$(NCCL_INC) $(MPI_CFLAGS)
+# multi_objs(KIND, FLAGS): the multi-GPU part, compiled with FLAGS into $(BUILD)/KIND/multi/.
+define MULTI_OBJ_RULES
+$(BUILD)/$(1)/multi/%.o: common/multi/%.c $(MULTI_HEADERS)
+	@mkdir -p $$(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(2) -I$(CUDA_HOME)/include $(MPI_CFLAGS) -c $$< -o $$@
+endef
+$(eval $(call MULTI_OBJ_RULES,float,))
+$(eval $(call MULTI_OBJ_RULES,exact,-DREDUCE_EXACT))
+MULTI_OBJS_FLOAT := $(MULTI_PARTS:%=$(BUILD)/float/multi/%.o)
+MULTI_OBJS_EXACT := $(MULTI_PARTS:%=$(BUILD)/exact/multi/%.o)
 
 ifeq ($(strip $(STEP09_NEEDS)),)
-step09: $(MULTI_SRCS) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(BUILD)/exact/step09: $(MULTI_SRCS) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+# MULTI_RULES(name, source): ./stepNN and build/exact/stepNN, with NCCL and MPI.
+define MULTI_RULES
+step$(1): $(2) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+endef
+$(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_RULES,$(call num,$(f)),$(f))))
 BUILT_STEPS := $(STEPS) $(MULTI_STEPS)
-# Broken multi-GPU sums the tests must catch: a step that drops a rank's chunk
-# sums, and step 09 on a harness whose shards start 1000 elements off the
-# chunks' boundaries (shard.c's SHARD_SHIFT).
-MM := $(BUILD)/mutants/multi
-MULTI_MUTANTS := $(MM)/drop_rank $(MM)/drop_rank_exact $(MM)/shard_shift $(MM)/shard_shift_exact
-$(MM)/drop_rank: tests/mutants/multi/drop_rank.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(MM)/drop_rank_exact: tests/mutants/multi/drop_rank.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
-$(MM)/shard_shift_%.o: common/shard.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CWARN) -DSHARD_SHIFT=1000 $(if $(filter exact,$*),-DREDUCE_EXACT) -I$(CUDA_HOME)/include -c $< -o $@
-$(MM)/shard_shift: $(MULTI_SRCS) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MM)/shard_shift_float.o $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(filter-out %/shard.o,$(FLOAT_OBJS)) \
-	    $(MM)/shard_shift_float.o $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(MM)/shard_shift_exact: $(MULTI_SRCS) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MM)/shard_shift_exact.o $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(filter-out %/shard.o,$(EXACT_OBJS)) \
-	    $(MM)/shard_shift_exact.o $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
 else
 .PHONY: step09 $(BUILD)/exact/step09
 step09 $(BUILD)/exact/step09:
@@ -140,15 +135,16 @@ exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 -include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk
 
 # ---- tests --------------------------------------------------------------------
+TB   := $(BUILD)/tests
 UNIT := $(BUILD)/tests/unit_float $(BUILD)/tests/unit_exact
-$(BUILD)/tests/unit_float: tests/unit.c $(FLOAT_OBJS) $(HEADERS)
+$(BUILD)/tests/unit_float: tests/unit.c $(FLOAT_OBJS) $(BUILD)/float/multi/shard.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -c $< -o $@.o
-	$(NVCC) -o $@ $@.o $(FLOAT_OBJS) $(LDLIBS)
-$(BUILD)/tests/unit_exact: tests/unit.c $(EXACT_OBJS) $(HEADERS)
+	$(NVCC) -o $@ $@.o $(FLOAT_OBJS) $(BUILD)/float/multi/shard.o $(LDLIBS)
+$(BUILD)/tests/unit_exact: tests/unit.c $(EXACT_OBJS) $(BUILD)/exact/multi/shard.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@.o
-	$(NVCC) -o $@ $@.o $(EXACT_OBJS) $(LDLIBS)
+	$(NVCC) -o $@ $@.o $(EXACT_OBJS) $(BUILD)/exact/multi/shard.o $(LDLIBS)
 $(BUILD)/tests/replica: tests/replica.c $(FLOAT_OBJS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -c $< -o $@.o
@@ -159,13 +155,54 @@ unit: $(UNIT) $(BUILD)/tests/replica
 MUTANT_SRCS := $(wildcard tests/mutants/*.cu)
 MUTANTS     := $(foreach f,$(MUTANT_SRCS),$(BUILD)/mutants/$(basename $(notdir $(f))) \
                                           $(BUILD)/mutants/$(basename $(notdir $(f)))_exact)
-$(BUILD)/mutants/%_exact: tests/mutants/%.cu $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(BUILD)/mutants/%_exact: tests/mutants/%.cu $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(LDLIBS)
-$(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
-mutants: $(MUTANTS) $(MULTI_MUTANTS)
+mutants: $(MUTANTS) $(MULTI_TESTS)
+
+# Steps on several GPUs as the tests build them, where NCCL and MPI are:
+#   NAME_virtual   G ranks on one GPU (--virtual-ranks G), through a stand-in
+#                  NCCL (tests/fake_nccl/): everything but NCCL's byte moves
+#   NAME_fault     REDUCE_FAULT_RANK=r makes rank r's timed runs fault
+#   mutants        broken on purpose, made from the step's own source by a sed
+#                  script (tests/mutants/multi/*.sed), one change away from it
+# The harness's test seams are compiled in only here (-DVIRTUAL_RANKS,
+# -DINJECT_FAULT, -DSHARD_SHIFT). TEST_KINDS: objects dir and flags.
+TEST_KINDS := float-virtual:-DVIRTUAL_RANKS exact-virtual:-DREDUCE_EXACT@-DVIRTUAL_RANKS \
+              float-fault:-DINJECT_FAULT float-shift:-DVIRTUAL_RANKS@-DSHARD_SHIFT=1000 \
+              exact-shift:-DREDUCE_EXACT@-DVIRTUAL_RANKS@-DSHARD_SHIFT=1000
+$(foreach k,$(TEST_KINDS),$(eval $(call MULTI_OBJ_RULES,$(word 1,$(subst :, ,$(k))),$(subst @, ,$(word 2,$(subst :, ,$(k)))))))
+kind_objs  = $(if $(findstring exact,$(1)),$(EXACT_OBJS),$(FLOAT_OBJS)) $(MULTI_PARTS:%=$(BUILD)/$(1)/multi/%.o)
+kind_flags = $(if $(findstring exact,$(1)),-DREDUCE_EXACT) \
+             $(if $(findstring fault,$(1)),-I$(NCCL_INC),-Itests/fake_nccl tests/fake_nccl/nccl.cu)
+kind_link  = $(if $(findstring fault,$(1)),$(MULTI_LINK),$(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS))))
+# MULTI_TEST(program, source, kind)
+define MULTI_TEST
+$(1): $(2) $(call kind_objs,$(3)) $(MULTI_HEADERS) $(STEP_HEADERS) tests/fake_nccl/nccl.cu tests/fake_nccl/nccl.h $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps $(GENCODE) -o $$@ $(2) $(call kind_flags,$(3)) $(call kind_objs,$(3)) $(LDLIBS) $(call kind_link,$(3))
+MULTI_TESTS += $(1)
+endef
+# A mutant's source: the step's, changed by the sed script, which must change it.
+$(BUILD)/mutants/multi/src/%.cu: tests/mutants/multi/%.sed $(MULTI_SRCS)
+	@mkdir -p $(@D)
+	sed -f $< $(shell sed -n '1s/^# from //p' tests/mutants/multi/$*.sed) > $@
+	@! cmp -s $@ $(shell sed -n '1s/^# from //p' tests/mutants/multi/$*.sed) || { echo "$<: changes nothing" >&2; rm $@; exit 1; }
+MULTI_TESTS :=
+ifeq ($(strip $(STEP09_NEEDS)),)
+$(foreach f,$(MULTI_SRCS),$(foreach k,float exact,$(eval $(call MULTI_TEST,$(TB)/step$(call num,$(f))_virtual$(if $(filter exact,$(k)),_exact),$(f),$(k)-virtual))))
+$(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_TEST,$(TB)/step$(call num,$(f))_fault,$(f),float-fault)))
+MM := $(BUILD)/mutants/multi
+$(eval $(call MULTI_TEST,$(MM)/drop_rank,$(MM)/src/drop_rank.cu,float-virtual))
+$(eval $(call MULTI_TEST,$(MM)/drop_rank_exact,$(MM)/src/drop_rank.cu,exact-virtual))
+$(eval $(call MULTI_TEST,$(MM)/drop_rank_real,$(MM)/src/drop_rank.cu,float-fault))
+$(eval $(call MULTI_TEST,$(MM)/shard_shift,steps/09_multi_gpu.cu,float-shift))
+$(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shift))
+endif
+multi-tests: $(MULTI_TESTS)
 
 # ---- the library baselines and the bandwidth ceiling --------------------------
 # CUB's gpu_to_gpu mode (the baseline of step 08) needs CCCL headers newer than

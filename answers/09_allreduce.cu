@@ -14,95 +14,16 @@
  * says so ("the CPU replica of the order ... ulp apart"), so with G > 1 this
  * program reports WRONG, which is the answer.
  *
- * Changed functions: gather, local, sums_size, total.
+ * all_reduce takes the place of step 09's gather.
+ *
+ * Changed functions: local, sums_size, total.
  */
-#include <cooperative_groups.h>
 #include <nccl.h>
 
-#include "../common/harness.h"
-
-namespace cg = cooperative_groups;
-
-#define CHUNK 4096                        // elements per chunk: part of the order, the same on every GPU
-#define LANES 32
-#define PER_LANE (CHUNK / (4 * LANES))    // 4-element vectors each lane adds: 32
-#define LOADS_IN_FLIGHT 8                 // loads issued before the first add: speed only, not the order
+#include "../common/multi/multi.h"
+#include "../steps/fixed_order.cuh"    // step 08's order: chunk_sum, sum_chunks, combine
 
 // ---- kernels ----------------------------------------------------------------
-// [begin chunk_sum]
-// Vector i of p[0..len) where the chunk ends inside or before it: 0 past len.
-__device__ elem4_t tail_vector(const elem_t *p, unsigned i, unsigned len)
-{
-    elem4_t v = { 0, 0, 0, 0 };           // v.w stays 0: 4 i + 3 < len is a whole vector
-    if (4 * i + 0 < len) v.x = p[4 * i + 0];
-    if (4 * i + 1 < len) v.y = p[4 * i + 1];
-    if (4 * i + 2 < len) v.z = p[4 * i + 2];
-    return v;
-}
-
-// Lane l's share of p[0..len): vectors l, l + 32, ..., l + 992, added in that
-// sequence, each as (x + y) + (z + w). whole says that len == CHUNK, so that
-// the compiler drops every comparison with len. p must be 16-byte aligned.
-__device__ __forceinline__ elem_t lane_sum(const elem_t *p, unsigned lane, unsigned len, bool whole)
-{
-    const elem4_t *p4 = (const elem4_t *)p;
-    elem_t sum = 0;
-    for (int j = 0; j < PER_LANE; j += LOADS_IN_FLIGHT) {
-        elem4_t v[LOADS_IN_FLIGHT];
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++) {
-            unsigned i = lane + LANES * (j + k);
-            v[k] = whole || 4 * i + 4 <= len ? p4[i] : tail_vector(p, i, len);
-        }
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    }
-    return sum;
-}
-
-// The sum of p[0..len), len <= CHUNK, in the chunk's fixed order; valid in
-// lane 0. The tree is written out: cg::reduce's is the library's to change.
-__device__ elem_t chunk_sum(cg::thread_block_tile<32> warp, const elem_t *p, unsigned len)
-{
-    unsigned lane = warp.thread_rank();
-    elem_t sum = len == CHUNK ? lane_sum(p, lane, CHUNK, true) : lane_sum(p, lane, len, false);
-    for (int offset = LANES / 2; offset > 0; offset /= 2)
-        sum += warp.shfl_down(sum, offset);       // lane l adds lane l + offset
-    return sum;
-}
-// [end chunk_sum]
-
-// [begin combine]
-// One level: warps first, first + stride, ... sum the chunks of from[0..m),
-// chunk c into to[c], or into *out when there is only one chunk.
-__device__ void sum_chunks(cg::thread_block_tile<32> warp, const elem_t *from, size_t m,
-                           elem_t *to, elem_t *out, size_t first, size_t stride)
-{
-    size_t chunks = (m + CHUNK - 1) / CHUNK;
-    for (size_t c = first; c < chunks; c += stride) {
-        size_t left = m - c * CHUNK;
-        elem_t s = chunk_sum(warp, from + c * CHUNK, left < CHUNK ? (unsigned)left : CHUNK);
-        if (warp.thread_rank() == 0)
-            *(chunks == 1 ? out : to + c) = s;
-    }
-}
-
-// Sums m >= 2 chunk sums, level after level, in one block, into *out. Each
-// level's sums follow the level below, 16-byte aligned. Step 09 runs this on
-// chunk sums that came from other GPUs.
-__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
-{
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    for (elem_t *level = sums; m > 1; m = (m + CHUNK - 1) / CHUNK) {
-        elem_t *next = level + (m + 3) / 4 * 4;
-        sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());
-        block.sync();                         // this level is written: the next may read it
-        level = next;
-    }
-}
-// [end combine]
-
 // [begin kernel]
 // A shard's chunk sums: warp w of the grid sums chunks w, w + warps, ... of
 // in[0..n) into sums[chunk], as step 08's first level does.
@@ -126,7 +47,65 @@ __global__ void total_kernel(elem_t *sums, size_t chunks, elem_t *out)
 }
 // [end kernel]
 
+// ---- NCCL --------------------------------------------------------------------
+// [begin nccl]
+static ncclComm_t comms[MAX_GPUS];            // local rank i's communicator
+
+// One process and every GPU: ncclCommInitAll makes their communicators at
+// once. Under mpirun each process makes its own: rank 0 draws a unique id,
+// the harness hands it to the others (MPI), and all join it at once.
+static void connect(const team_t *t)
+{
+    if (!t->mpi) {
+        NCCL_CHECK(ncclCommInitAll(comms, t->local, t->device));
+        return;
+    }
+    ncclUniqueId id;
+    if (t->first == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    team_share(t, &id, sizeof id);
+    NCCL_CHECK(ncclCommInitRank(&comms[0], t->ranks, id, t->first));
+}
+
+// At the end, or on any error: ncclCommAbort also ends NCCL's kernels that
+// still wait for a rank that is gone, so no process is left hanging.
+static void disconnect(const team_t *t, int abort)
+{
+    for (int i = 0; i < t->local; i++) {
+        if (!comms[i]) continue;
+        if (abort) ncclCommAbort(comms[i]);
+        else NCCL_CHECK(ncclCommDestroy(comms[i]));
+        comms[i] = NULL;
+    }
+}
+
+// Polled while the harness waits: a communicator's asynchronous error.
+static const char *comm_error(const team_t *t)
+{
+    for (int i = 0; i < t->local; i++) {
+        ncclResult_t r = ncclSuccess;
+        if (comms[i]) ncclCommGetAsyncError(comms[i], &r);
+        if (r != ncclSuccess && r != ncclInProgress) return ncclGetErrorString(r);
+    }
+    return NULL;
+}
+
+// Phase 2: the ranks' totals added by NCCL, in NCCL's order.
+static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
+{
+#ifdef REDUCE_EXACT
+    ncclDataType_t type = ncclUint32;
+#else
+    ncclDataType_t type = ncclFloat32;
+#endif
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < t->local; i++)
+        NCCL_CHECK(ncclAllReduce(R[i].sums, R[i].sums, 1, type, ncclSum, comms[i], stream[i]));
+    NCCL_CHECK(ncclGroupEnd());
+}
+// [end nccl]
+
 // ---- launcher ---------------------------------------------------------------
+// [begin launcher]
 // As in step 08, for a shard of L->n elements.
 static size_t grid_size(const launch_t *L)
 {
@@ -150,26 +129,16 @@ static size_t sums_size(const rank_t *R)
 // Phase 1: the shard's total, in step 08's order on the shard.
 static void local(const elem_t *d_shard, const rank_t *R, cudaStream_t stream)
 {
+    elem_t *sums = (elem_t *)R->sums;
     if (R->L.n == 0) {                        // an empty shard adds nothing
-        CUDA_CHECK(cudaMemsetAsync(R->sums, 0, sizeof(elem_t), stream));
+        CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(elem_t), stream));
         return;
     }
     size_t chunks = div_up(R->L.n, CHUNK);
-    shard_kernel<<<R->L.grid, R->L.block, 0, stream>>>(d_shard, R->L.n, R->sums + 4);
+    shard_kernel<<<R->L.grid, R->L.block, 0, stream>>>(d_shard, R->L.n, sums + 4);
     CUDA_CHECK(cudaGetLastError());
-    total_kernel<<<1, R->L.block, 0, stream>>>(R->sums + 4, chunks, R->sums);
+    total_kernel<<<1, R->L.block, 0, stream>>>(sums + 4, chunks, sums);
     CUDA_CHECK(cudaGetLastError());
-}
-
-// Phase 2: the ranks' totals added by NCCL, in NCCL's order.
-static void gather(const rank_t *R, cudaStream_t stream)
-{
-#ifdef REDUCE_EXACT
-    ncclDataType_t type = ncclUint32;
-#else
-    ncclDataType_t type = ncclFloat32;
-#endif
-    NCCL_CHECK(ncclAllReduce(R->sums, R->sums, 1, type, ncclSum, (ncclComm_t)R->comm, stream));
 }
 
 // Phase 3: the all-reduce's result is the total.
@@ -177,17 +146,22 @@ static void total(const rank_t *R, elem_t *d_out, cudaStream_t stream)
 {
     CUDA_CHECK(cudaMemcpyAsync(d_out, R->sums, sizeof(elem_t), cudaMemcpyDeviceToDevice, stream));
 }
+// [end launcher]
 
 // ---- step -------------------------------------------------------------------
 static const multi_step_t step = {
     .name = "09_allreduce",
     .technique = "step 09 with ncclAllReduce of the shards' totals",
+    .combine = COMBINE_FIXED_ORDER,
     .chunk = CHUNK,
     .default_block = 512,
     .grid_size = grid_size,
     .sums_size = sums_size,
+    .connect = connect,
+    .disconnect = disconnect,
+    .comm_error = comm_error,
     .local = local,
-    .gather = gather,
+    .collective = all_reduce,
     .total = total,
 };
 

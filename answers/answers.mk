@@ -49,10 +49,10 @@ $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 
 # Answers on several GPUs are built like step 09, where NCCL and MPI are.
 ifeq ($(strip $(STEP09_NEEDS)),)
-$(ANSWERS_DIR)/09_allreduce: answers/09_allreduce.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(HEADERS) $(BUILD)/gencode
+$(ANSWERS_DIR)/09_allreduce: answers/09_allreduce.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(ANSWERS_DIR)/09_allreduce_exact: answers/09_allreduce.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(HEADERS) $(BUILD)/gencode
+$(ANSWERS_DIR)/09_allreduce_exact: answers/09_allreduce.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
 ANSWERS += $(ANSWERS_DIR)/09_allreduce $(ANSWERS_DIR)/09_allreduce_exact

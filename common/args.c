@@ -197,132 +197,122 @@ static int check_block(long v, block_rule_t rule, char *err, size_t errlen)
     }
     return 0;
 }
+int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    if (parse_uint(s, max, out, err, errlen)) return -1;
+    if (*out == 0) return fail(err, errlen, "0 is too few: at least 1");
+    return 0;
+}
 
-typedef enum { OPT_N, OPT_REPS, OPT_SEED, OPT_BLOCK, OPT_GRID, OPT_GPUS, OPT_VIRTUAL, OPT_COMBINE,
-               OPT_CSV, OPT_CHECK, OPT_WARM, OPT_HELP } opt_id_t;
+/* ---- the options ------------------------------------------------------------
+ * The common ones, then those a program adds (add_options). Each takes its
+ * value, or none, and sets its field of options_t; every mistake is one line
+ * that names the option. */
+typedef enum { OPT_N, OPT_SEED, OPT_REPS, OPT_BLOCK, OPT_GRID, OPT_CSV, OPT_CHECK, OPT_WARM,
+               OPT_HELP, OPT_EXTRA } opt_id_t;
 
 static const struct { const char *name; opt_id_t id; int takes_value; } options[] = {
-    { "--n", OPT_N, 1 },       { "--reps", OPT_REPS, 1 }, { "--seed", OPT_SEED, 1 },
-    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--gpus", OPT_GPUS, 1 },
-    { "--virtual-ranks", OPT_VIRTUAL, 1 }, { "--combine-only", OPT_COMBINE, 0 }, { "--csv", OPT_CSV, 0 },
+    { "--n", OPT_N, 1 },         { "--seed", OPT_SEED, 1 }, { "--reps", OPT_REPS, 1 },
+    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--csv", OPT_CSV, 0 },
     { "--check-only", OPT_CHECK, 0 }, { "--warm", OPT_WARM, 0 }, { "--help", OPT_HELP, 0 },
     { "-h", OPT_HELP, 0 },
 };
-
-/* --gpus, --virtual-ranks and --combine-only belong to programs that run on
- * several GPUs. */
-static int g_several_gpus;
-void allow_several_gpus(void) { g_several_gpus = 1; }
 #define N_OPTIONS (int)(sizeof options / sizeof options[0])
+#define MAX_EXTRA 8
+
+static const extra_option_t *g_extra;
+static int g_extra_count;
+void add_options(const extra_option_t *extra, int count)
+{
+    g_extra = extra;
+    g_extra_count = count < MAX_EXTRA ? count : MAX_EXTRA;
+}
+
+/* The option named by arg ("--n", "--n=5"): its index in options[], or
+ * N_OPTIONS + k for extra option k, or -1. */
+static int find_option(const char *arg, size_t len)
+{
+    for (int k = 0; k < N_OPTIONS; k++)
+        if (strlen(options[k].name) == len && strncmp(arg, options[k].name, len) == 0) return k;
+    for (int k = 0; k < g_extra_count; k++)
+        if (strlen(g_extra[k].name) == len && strncmp(arg, g_extra[k].name, len) == 0) return N_OPTIONS + k;
+    return -1;
+}
 
 /* Is this word an option name ("--csv", "--n=5", "-h") rather than a value?
  * A value never starts with "--"; "-5" is a (negative) value, not an option. */
 static int is_option(const char *arg)
 {
-    if (strncmp(arg, "--", 2) == 0) return 1;
-    for (int k = 0; k < N_OPTIONS; k++)
-        if (strcmp(arg, options[k].name) == 0) return 1;
+    return strncmp(arg, "--", 2) == 0 || find_option(arg, strlen(arg)) >= 0;
+}
+
+/* Gives option k's value (or none) to its field of *opt. */
+static int apply(int k, const char *value, block_rule_t rule, options_t *opt, char *why, size_t len)
+{
+    uint64_t v = 0;
+    int rc = 0;
+    if (k >= N_OPTIONS) return g_extra[k - N_OPTIONS].set(value, why, len);
+    switch (options[k].id) {
+    case OPT_N: return parse_list(value, 1, opt->n, &opt->n_count, why, len);
+    case OPT_SEED: return parse_list(value, 0, opt->seed, &opt->seed_count, why, len);
+    case OPT_REPS:
+        rc = parse_count(value, MAX_REPS, &v, why, len);
+        opt->reps = (int)v;
+        return rc;
+    case OPT_BLOCK:
+        rc = rule == BLOCK_NONE ? check_block(0, rule, why, len) : parse_uint(value, 1u << 20, &v, why, len);
+        if (!rc) rc = check_block((long)v, rule, why, len);
+        opt->block = (int)v;
+        return rc;
+    case OPT_GRID:
+        rc = parse_uint(value, 2147483647u, &v, why, len);
+        if (!rc && v == 0) rc = fail(why, len, "0 is too few: at least 1 block");
+        opt->grid = (int)v;
+        return rc;
+    case OPT_CSV: opt->csv = 1; return 0;
+    case OPT_CHECK: opt->check_only = 1; return 0;
+    case OPT_WARM: opt->warm = 1; return 0;
+    case OPT_HELP: opt->help = 1; return 0;
+    case OPT_EXTRA: return 0;
+    }
     return 0;
 }
 
-int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
+/* One option at argv[*i], with its value from "=..." or the next word. */
+static int parse_one(int argc, char **argv, int *i, const program_t *prog, options_t *opt,
+                     int *seen, char *err, size_t errlen)
+{
+    const char *arg = argv[*i], *value = NULL;
+    size_t name_len = strcspn(arg, "=");
+    int k = find_option(arg, name_len);
+    if (k < 0)
+        return arg[0] != '-' ? fail(err, errlen, "unexpected argument '%s' (options start with --)", arg)
+                             : fail(err, errlen, "unknown option '%s'", arg);
+    const char *name = k < N_OPTIONS ? options[k].name : g_extra[k - N_OPTIONS].name;
+    int takes_value = k < N_OPTIONS ? options[k].takes_value : g_extra[k - N_OPTIONS].value != NULL;
+    if (arg[name_len] == '=') {
+        if (!takes_value) return fail(err, errlen, "%s takes no value", name);
+        value = arg + name_len + 1;
+    } else if (takes_value) {
+        /* "--n --check-only": the next word is an option, not the value. */
+        if (*i + 1 >= argc) return fail(err, errlen, "%s needs a value", name);
+        if (is_option(argv[*i + 1])) return fail(err, errlen, "%s needs a value before '%s'", name, argv[*i + 1]);
+        value = argv[++*i];
+    }
+    int id = k < N_OPTIONS ? (int)options[k].id : OPT_EXTRA + (k - N_OPTIONS);
+    if (seen[id]++) return fail(err, errlen, "%s is given more than once", name);
+    char why[200];
+    if (apply(k, value, prog->block_rule, opt, why, sizeof why)) return fail(err, errlen, "%s: %s", name, why);
+    return 0;
+}
+
+int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
                char *err, size_t errlen)
 {
     memset(opt, 0, sizeof *opt);
-    int seen[OPT_HELP + 1] = { 0 };
-    char why[200];
-
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = NULL;
-        size_t name_len = strcspn(arg, "=");
-        int k;
-        for (k = 0; k < N_OPTIONS; k++)
-            if (strlen(options[k].name) == name_len && strncmp(arg, options[k].name, name_len) == 0)
-                break;
-        if (k == N_OPTIONS) {
-            if (arg[0] != '-')
-                fail(err, errlen, "unexpected argument '%s' (options start with --)", arg);
-            else
-                fail(err, errlen, "unknown option '%s'", arg);
-            return EXIT_USAGE;
-        }
-        const char *name = options[k].name;
-        if (arg[name_len] == '=') {
-            if (!options[k].takes_value) {
-                fail(err, errlen, "%s takes no value", name);
-                return EXIT_USAGE;
-            }
-            value = arg + name_len + 1;
-        } else if (options[k].takes_value) {
-            /* "--n --check-only": the next word is an option, not the value. */
-            if (i + 1 >= argc || is_option(argv[i + 1])) {
-                if (i + 1 >= argc)
-                    fail(err, errlen, "%s needs a value", name);
-                else
-                    fail(err, errlen, "%s needs a value before '%s'", name, argv[i + 1]);
-                return EXIT_USAGE;
-            }
-            value = argv[++i];
-        }
-        if (seen[options[k].id]++) {
-            fail(err, errlen, "%s is given more than once", name);
-            return EXIT_USAGE;
-        }
-
-        uint64_t v = 0;
-        int rc = 0;
-        switch (options[k].id) {
-        case OPT_N:
-            rc = parse_list(value, 1, opt->n, &opt->n_count, why, sizeof why);
-            break;
-        case OPT_SEED:
-            rc = parse_list(value, 0, opt->seed, &opt->seed_count, why, sizeof why);
-            break;
-        case OPT_REPS:
-            rc = parse_uint(value, MAX_REPS, &v, why, sizeof why);
-            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1");
-            opt->reps = (int)v;
-            break;
-        case OPT_BLOCK:
-            rc = rule == BLOCK_NONE ? check_block(0, rule, why, sizeof why)
-                                    : parse_uint(value, 1u << 20, &v, why, sizeof why);
-            if (!rc) rc = check_block((long)v, rule, why, sizeof why);
-            opt->block = (int)v;
-            break;
-        case OPT_GRID:
-            rc = parse_uint(value, 2147483647u, &v, why, sizeof why);
-            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1 block");
-            opt->grid = (int)v;
-            break;
-        case OPT_GPUS:
-        case OPT_VIRTUAL:
-            if (!g_several_gpus) {
-                rc = fail(why, sizeof why, "this program runs on one GPU (step 09 runs on several)");
-                break;
-            }
-            rc = parse_uint(value, MAX_GPUS_ASKED, &v, why, sizeof why);
-            if (!rc && v == 0) rc = fail(why, sizeof why, "0 is too few: at least 1");
-            *(options[k].id == OPT_GPUS ? &opt->gpus : &opt->virtual_ranks) = (int)v;
-            break;
-        case OPT_COMBINE:
-            if (!g_several_gpus) rc = fail(why, sizeof why, "this program runs on one GPU (step 09 runs on several)");
-            opt->combine_only = 1;
-            break;
-        case OPT_CSV: opt->csv = 1; break;
-        case OPT_CHECK: opt->check_only = 1; break;
-        case OPT_WARM: opt->warm = 1; break;
-        case OPT_HELP: opt->help = 1; break;
-        }
-        if (rc) {
-            fail(err, errlen, "%s: %s", name, why);
-            return EXIT_USAGE;
-        }
-    }
-    if (opt->gpus && opt->virtual_ranks) {
-        fail(err, errlen, "--gpus and --virtual-ranks do not go together (virtual ranks share one GPU)");
-        return EXIT_USAGE;
-    }
+    int seen[OPT_EXTRA + MAX_EXTRA] = { 0 };
+    for (int i = 1; i < argc; i++)
+        if (parse_one(argc, argv, &i, prog, opt, seen, err, errlen)) return EXIT_USAGE;
     if (opt->check_only && opt->reps) {
         fail(err, errlen, "--reps and --check-only do not go together (--check-only runs once, untimed)");
         return EXIT_USAGE;
@@ -332,7 +322,7 @@ int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
     return 0;
 }
 
-void print_help(FILE *f, const char *prog, const step_t *step)
+void print_help(FILE *f, const char *prog, const program_t *p)
 {
     fprintf(f,
         "%s: %s\n"
@@ -346,23 +336,21 @@ void print_help(FILE *f, const char *prog, const step_t *step)
         "  --seed S[,S...]    input seed(s) (default 1); same seed, same input\n"
         "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
         "                     one run takes over 0.1 s); max %d\n",
-        step->name, step->technique, ELEM_NAME, prog, (size_t)DEFAULT_N, DEFAULT_REPS, MAX_REPS);
-    if (step->block_rule == BLOCK_POW2 && step->block_size)
+        p->name, p->technique, ELEM_NAME, prog, (size_t)DEFAULT_N, DEFAULT_REPS, MAX_REPS);
+    if (p->block_rule == BLOCK_POW2 && p->block_from_n)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default: the\n"
-                   "                     step chooses from n, %d for small n)\n", step->default_block);
-    else if (step->block_rule == BLOCK_POW2)
+                   "                     step chooses from n, %d for small n)\n", p->default_block);
+    else if (p->block_rule == BLOCK_POW2)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default %d)\n",
-                step->default_block);
-    else if (step->block_rule == BLOCK_ANY)
-        fprintf(f, "  --block T          threads per block, 1..1024 (default %d)\n", step->default_block);
-    fprintf(f, "%s",
-        !g_several_gpus ? "" :
-        "  --gpus G           use the first G GPUs (default: every GPU; under mpirun,\n"
-        "                     one GPU a process, and G must be the number of processes)\n"
-        "  --virtual-ranks G  for the tests: run G ranks' work one after another on one\n"
-        "                     GPU, the all-gather done by copies, no NCCL\n"
-        "  --combine-only     time only the combine (the all-gather and the final sum)\n"
-        "                     of chunk sums computed once\n");
+                p->default_block);
+    else if (p->block_rule == BLOCK_ANY)
+        fprintf(f, "  --block T          threads per block, 1..1024 (default %d)\n", p->default_block);
+    for (int k = 0; k < g_extra_count; k++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s", g_extra[k].name, g_extra[k].value ? " " : "",
+                 g_extra[k].value ? g_extra[k].value : "");
+        fprintf(f, "  %-18s %s\n", head, g_extra[k].help);
+    }
     fprintf(f,
         "  --grid G           launch G blocks instead of the step's choice (to experiment)\n"
         "  --check-only       run once and check; no timing\n"

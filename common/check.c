@@ -1,7 +1,6 @@
 /* check.c: is a run's result right? Against the exact reference and its
- * error bound, the CPU replica of the order for a step that fixes it, the
- * step's declared determinism, and the state it must leave as it found it
- * (check_runs).
+ * error bound, the CPU replica of the order for a step that fixes it, and the
+ * step's declared determinism (check_runs).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,13 +19,6 @@ static int result_ok(elem_t got, const reference_t *ref, double bound, double *e
     *error = fabs((double)got - reference_sum(ref));
     return isfinite(got) && *error <= bound;
 #endif
-}
-
-static int all_zero(const unsigned char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (p[i]) return 0;
-    return 1;
 }
 
 /* Counts distinct bit patterns among the results and their spread in ulps:
@@ -102,21 +94,19 @@ static void check_replica(const elem_t *h_results, int runs, const reference_t *
 }
 
 /* Checks every run's result against the reference, the replica of the order
- * (if the step fixes one), the declared determinism and the step's state
- * (which must be all zero again), saying on stderr what is wrong; fills res. */
-void check_runs(const step_t *step, const elem_t *h_results, int runs,
-                       const unsigned char *h_state, const reference_t *ref, uint64_t seed,
-                       result_t *res)
+ * (if the step fixes one) and the declared determinism, saying on stderr what
+ * is wrong; fills res. */
+void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
+                uint64_t seed, result_t *res)
 {
     res->sum = h_results[0];
     res->reference = reference_sum(ref);
     res->reference_u32 = ref->u_sum;
-    res->declared_deterministic = step->deterministic;
-    double depth = step->combine == COMBINE_FIXED_ORDER
-                       ? order_depth(res->n, step->chunk)
-                       : summation_depth(step->combine, res->n, res->grid, res->block);
-    res->depth = depth;
-    res->bound = error_bound(depth, reference_abs_sum(ref));
+    res->declared_deterministic = rule->deterministic;
+    res->depth = rule->combine == COMBINE_FIXED_ORDER
+                     ? order_depth(res->n, rule->chunk)
+                     : summation_depth(rule->combine, res->n, res->grid, res->block);
+    res->bound = error_bound(res->depth, reference_abs_sum(ref));
     res->ok = 1;
     for (int r = 0; r < runs; r++) {
         double e;
@@ -137,14 +127,9 @@ void check_runs(const step_t *step, const elem_t *h_results, int runs,
     if (res->error != res->error) res->error = INFINITY;
     if (ref->has_replica) check_replica(h_results, runs, ref, seed, res);
     determinism(h_results, runs, &res->distinct, &res->spread_ulp);
-    if (step->deterministic && res->distinct > 1) {
+    if (rule->deterministic && res->distinct > 1) {
         fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",
                 g_step, runs, res->distinct);
-        res->ok = 0;
-    }
-    if (step->state_bytes && !all_zero(h_state, step->state_bytes)) {
-        fprintf(stderr, "%s: the step left its state changed; the next launch would start "
-                "from what this one left behind\n", g_step);
         res->ok = 0;
     }
 }

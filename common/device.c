@@ -1,6 +1,6 @@
-/* device.c: the GPU: which one, and what it can do (open_device; for
- * several GPUs, count_devices and open_device_id). Failing clearly is
- * fail.c's.
+/* device.c: the GPUs: how many (count_devices), what one can do
+ * (open_device_id), and the report's first line, which names it
+ * (print_header). Failing clearly is fail.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +71,16 @@ void open_device_id(device_t *d, int id)
     }
 }
 
-void open_device(device_t *d)
+void print_header(const options_t *opt, const program_t *p, const device_t *d, const char *how)
 {
-    count_devices();
-    open_device_id(d, 0);
+    if (opt->csv) {
+        char header[512];
+        format_csv_header(header, sizeof header);
+        printf("%s\n", header);
+    } else {
+        printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements%s%s\n",
+               p->name, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes / 1e6,
+               d->peak_gbps, ELEM_NAME, how ? ", " : "", how ? how : "");
+    }
+    fflush(stdout);
 }

@@ -1,7 +1,8 @@
 /* input.c: the input, drawn once on the CPU and copied to the GPUs that hold
  * it (fill_parts): the whole array to one GPU, or each shard to its own. On
  * the way it computes the reference and, for a step that fixes its order of
- * additions, the chunk sums of that order and so the CPU replica.
+ * additions, the chunk sums of that order and so the CPU replica; and how
+ * many copies of it the timed runs need (input_copies).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,4 +53,11 @@ void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int 
     }
     free(h_sums);
     CUDA_CHECK(cudaFreeHost(h_stage));
+}
+
+int input_copies(const options_t *opt, size_t bytes, int l2_bytes)
+{
+    size_t max_reps = opt->check_only ? 0 : opt->reps ? (size_t)opt->reps : DEFAULT_REPS;
+    size_t fresh = opt->warm ? 1 : div_up(3 * (size_t)l2_bytes, bytes ? bytes : 1);  /* to outrun L2 */
+    return (int)min_size(fresh, max_reps > 0 ? max_reps : 1);
 }

@@ -1,29 +1,30 @@
-/* parts.h: the harness's inner pieces, shared by its files and the unit
- * tests. Steps include harness.h only.
+/* parts.h: the harness's inner pieces, shared by its files, the multi-GPU
+ * part and the unit tests. Steps include harness.h (or multi/multi.h) only.
  *
- * In layers: a part uses only the parts above it in this list.
- *   fail.c    failing clearly: one line, one exit, the hooks run before it
- *   args.c    options and their errors (no GPU needed)
- *   data.c    the input, the exact reference sum, the error bound
- *   order.c   step 08's order of additions, replayed on the CPU
- *   shard.c   which part of the array each of several GPUs holds
- *   report.c  the report line, human and CSV
- *   device.c  the GPU: which one, what it can do
- *   input.c   the input, drawn on the CPU and copied to one GPU or several
- *   timing.c  timing device work
- *   check.c   is a run's result right?
- *   harness.c run_step: one GPU, every size and seed
- * and, for step 09 only (built with NCCL and MPI):
- *   ranks.c   the ranks of a run on several GPUs, their communicators
- *   phases.c  one run on several GPUs, phase by phase
- *   multi.c   run_multi: several GPUs, every size and seed
+ * The harness, file by file, in layers: a file uses only those above it.
+ *   base.h     elem_t, exit codes, CUDA_CHECK, div_up: the bottom
+ *   fail.c     failing clearly: one line, one exit, the hooks run before it
+ *   args.c     options and their errors (no GPU needed)
+ *   data.c     the input, the exact reference sum, the error bound
+ *   order.c    step 08's order of additions, replayed on the CPU
+ *   report.c   the report line, human and CSV
+ *   device.c   the GPU: which one, what it can do
+ *   input.c    the input, drawn on the CPU and copied to the GPU (or GPUs)
+ *   timing.c   the driver: checked runs, warm-up, timed runs, median
+ *   check.c    is a run's result right?
+ *   harness.c  run_step (harness.h): one GPU, every size and seed
+ * and, for steps on several GPUs only (built with NCCL and MPI), multi/:
+ *   multi/multi.h   what such a step tells the harness (run_multi)
+ *   multi/shard.c   which part of the array each rank holds
+ *   multi/team.c    the processes, their GPUs, waiting without hanging
+ *   multi/multi.c   run_multi: several GPUs, every size and seed
  */
 #ifndef PARTS_H
 #define PARTS_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include "harness.h"
+#include "base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,7 @@ extern "C" {
 
 #define POISON 0xFF   /* what the harness fills outputs with before a run: every
                          byte 0xFF, a float NaN, or 0xFFFFFFFF in the exact build */
+#define MAX_STREAMS 64                /* GPUs one process can drive */
 
 /* ---- fail.c -------------------------------------------------------------- */
 extern const char *g_step;     /* the program's name, first in every message */
@@ -50,9 +52,16 @@ NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const char *gpu)
 #define MAX_LIST 64                   /* values in one --n or --seed list */
 #define MAX_N ((size_t)1 << 40)       /* largest n accepted (4 TiB of floats) */
 #define MAX_REPS 100000
-#define MAX_GPUS_ASKED 1024                /* --gpus, --virtual-ranks */
 #define DEFAULT_N ((size_t)1 << 28)   /* 1 GiB of floats: 18x a 60 MB L2 */
 #define DEFAULT_REPS 20
+
+/* What the options and the first report line say about the program. */
+typedef struct {
+    const char *name, *technique;
+    block_rule_t block_rule;
+    int default_block;
+    int block_from_n;  /* the default block is chosen from n (default_block for small n) */
+} program_t;
 
 typedef struct {
     size_t n[MAX_LIST];
@@ -65,24 +74,31 @@ typedef struct {
     int csv;
     int check_only;
     int warm;          /* let the input stay in L2 between timed runs */
-    int gpus;          /* 0: every GPU (programs on several GPUs only) */
-    int virtual_ranks; /* 0: real ranks; else that many, on one GPU (for the tests) */
-    int combine_only;  /* time the all-gather and the total alone */
     int help;
 } options_t;
 
+/* Options a program adds to the common ones (step 09's --gpus): set() takes
+ * the value (NULL for a flag) and returns 0, or -1 with a reason in why. */
+typedef struct {
+    const char *name;         /* "--gpus" */
+    const char *value;        /* "G" in the help, or NULL: a flag */
+    const char *help;         /* the help text, lines after the first indented */
+    int (*set)(const char *value, char *why, size_t len);
+} extra_option_t;
+void add_options(const extra_option_t *extra, int count);
+
 /* Parses argv into *opt. Returns 0, or EXIT_USAGE with a one-line reason in
- * err (no trailing newline). rule says which --block values are allowed. */
-int parse_args(int argc, char **argv, block_rule_t rule, options_t *opt,
+ * err (no trailing newline). */
+int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
                char *err, size_t errlen);
 
 /* Parses one size: 1000, 64K, 1M, 2G (K, M, G are 2^10, 2^20, 2^30), 2^24,
  * 1e8, 3*2^30, 10^8+7. Returns 0 and sets *out, or -1 with a reason in err. */
 int parse_size(const char *s, size_t *out, char *err, size_t errlen);
+/* A whole number 1..max for an option's value; 0, or -1 with a reason. */
+int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t errlen);
 
-void print_help(FILE *f, const char *prog, const step_t *step);
-/* Lets parse_args take --gpus and --virtual-ranks (step 09's harness). */
-void allow_several_gpus(void);
+void print_help(FILE *f, const char *prog, const program_t *p);
 
 /* ---- data.c -------------------------------------------------------------- */
 /* Element i of the input for a seed. Counter-based, so any slice of the input
@@ -126,17 +142,6 @@ elem_t order_combine(const elem_t *sums, size_t m, size_t chunk);       /* m >= 
 elem_t order_sum(const elem_t *x, size_t n, size_t chunk);
 double order_depth(size_t n, size_t chunk);      /* additions per element, for the bound */
 
-/* ---- shard.c ------------------------------------------------------------- */
-/* Rank r of `ranks` holds a contiguous run of whole chunks (see shard.c). */
-typedef struct {
-    size_t chunks;          /* in the whole array */
-    size_t per_rank;        /* chunk-sum slots per rank in the gathered array */
-    size_t first_chunk;     /* this rank's slots start here: rank * per_rank (clipped) */
-    size_t chunk_count;     /* chunks it holds (0 for an empty shard) */
-    size_t first, count;    /* elements [first, first + count) of the array */
-} shard_t;
-void shard_of(size_t n, size_t chunk, int ranks, int rank, shard_t *s);
-
 /* ---- report.c ------------------------------------------------------------ */
 typedef struct {
     const char *step;
@@ -149,7 +154,7 @@ typedef struct {
     int reps;                 /* timed runs; 0 for --check-only */
     int runs;                 /* all checked runs: the first, the warm-up, the timed */
     int warm;                 /* timed with the input left in L2 (--warm) */
-    int combine_only;         /* step 09 --combine-only: no element was read in the timed runs */
+    int read_nothing;         /* the timed runs read no element (step 09 --combine-only) */
     double median_us, min_us; /* valid when reps > 0 */
     double peak_gbps;         /* nominal, from the device attributes */
     elem_t sum;               /* the result of the last run */
@@ -170,6 +175,8 @@ double result_gbps(const result_t *r);     /* bytes read / median time */
 void format_report(char *buf, size_t len, const result_t *r);
 void format_csv_header(char *buf, size_t len);
 void format_csv(char *buf, size_t len, const result_t *r);
+/* The result's line on stdout: the report, or a CSV row with --csv. */
+void print_result(const options_t *opt, const result_t *r);
 
 /* ---- device.c ------------------------------------------------------------ */
 typedef struct {
@@ -182,12 +189,13 @@ typedef struct {
     double peak_gbps;    /* nominal, 0 if the driver does not say */
 } device_t;
 
-/* Opens the GPU (the first one CUDA lists) or stops with one clear line. */
-void open_device(device_t *d);
 /* How many GPUs CUDA shows (at least 1), or stop with one clear line. */
 int count_devices(void);
 /* Opens GPU id (0 <= id < count_devices()). */
 void open_device_id(device_t *d, int id);
+/* The first line of a report: the program, the GPU and what is summed
+ * (`how`: NULL, or how several GPUs take part), or the CSV header. */
+void print_header(const options_t *opt, const program_t *p, const device_t *d, const char *how);
 
 /* ---- input.c ------------------------------------------------------------- */
 /* Where the input goes: elements [first, first + count) of the array, to d on
@@ -202,79 +210,54 @@ typedef struct {
  * reference; with chunk > 0, also the CPU replica of step 08's order. */
 void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int count,
                 reference_t *ref);
+/* How many copies of an input of `bytes` the timed runs read in turn so
+ * that each finds its copy out of an L2 of l2_bytes (1 with --warm). */
+int input_copies(const options_t *opt, size_t bytes, int l2_bytes);
 
 /* ---- timing.c ------------------------------------------------------------ */
-/* The streams one run of the work uses, one per GPU (device[i] owns
- * stream[i]), and how to wait for them all (NULL: sync_or_fail each). */
-#define MAX_GPUS 64
-typedef struct streams streams_t;
-struct streams {
+/* One run of the work reads input copy `copy` and writes result slot `slot`,
+ * on `count` streams (on one GPU or several). The driver makes the checked
+ * run (slot 0, copy 0), a warm-up (slot 1, copy 0) and the timed runs (slot
+ * 2 + r, copy (r + 1) % copies), so that a timed run never finds its input in
+ * L2 from the run before (unless copies is 1). */
+typedef struct {
+    void *ctx;
     int count;
-    cudaStream_t stream[MAX_GPUS];
-    int device[MAX_GPUS];
-    void (*wait)(const streams_t *on, const char *when);
-};
-/* Times reps runs of timed(ctx, r), each between CUDA events on every stream,
- * and stores each run's device time in us[r] (microseconds): the time of its
- * slowest stream. prepare (may be NULL) runs before each start event,
- * untimed. Runs are queued in batches behind a gate so that the GPUs never
- * wait for the host between them. */
-typedef void (*work_fn)(void *ctx, int r);
-void time_device_work(work_fn prepare, work_fn timed, void *ctx, int reps, double *us,
-                      const streams_t *on);
+    cudaStream_t stream[MAX_STREAMS];
+    int device[MAX_STREAMS];                      /* stream[i]'s GPU */
+    int copies;
+    void (*prepare)(void *ctx, int slot);         /* before every run, untimed (poison) */
+    void (*run)(void *ctx, int slot, int copy);   /* one run, enqueued on the streams */
+    void (*wait)(void *ctx, const char *when);    /* NULL: synchronise every stream */
+    void (*agree)(void *ctx, double *us, int reps);   /* NULL, or each run's time: the
+                                                      slowest of every process's */
+} work_t;
+
+typedef struct {
+    int runs;                 /* results written: slots 0 .. runs - 1 */
+    int reps;                 /* timed runs, 0 for --check-only */
+    double median_us, min_us;
+} timing_t;
+
+/* The checked run, then (unless --check-only) a warm-up whose time sets the
+ * automatic number of timed runs, then the timed runs (--reps of them). */
+void measure(const work_t *w, const options_t *opt, timing_t *t);
 
 /* ---- check.c ------------------------------------------------------------- */
-/* Checks every run's result (h_results[0..runs)) against the reference and
- * res->bound's inputs (res->n, grid, block), the step's declared determinism,
- * and its state (h_state, which must be all zero again). Says on stderr what
- * is wrong; fills sum, reference, bound, error, ok, distinct and spread. */
-void check_runs(const step_t *step, const elem_t *h_results, int runs,
-                const unsigned char *h_state, const reference_t *ref, uint64_t seed,
-                result_t *res);
-
-/* ---- ranks.c (step 09) ---------------------------------------------------- */
+/* What a result must be: within the bound of its order of additions (or, for
+ * COMBINE_FIXED_ORDER, the CPU replica's bits), the same every run if so
+ * declared. */
 typedef struct {
-    int ranks;                /* in the whole run */
-    int local;                /* ranks this process drives: every one, or one under mpirun */
-    int first;                /* the rank of this process's first local rank */
-    int device[MAX_GPUS];     /* each local rank's GPU */
-    void *comm[MAX_GPUS];     /* each local rank's ncclComm_t (NULL for virtual ranks) */
-    int mpi;                  /* started by mpirun: one process a GPU */
-    int virtual_ranks;        /* --virtual-ranks: every rank on GPU 0, gathered by copies */
-} team_t;
-/* Starts the ranks and their communicators, or stops with one clear line. */
-void team_start(team_t *t, const options_t *opt);
-void team_finish(team_t *t);
-void team_group_start(const team_t *t);     /* around the gathers of every local rank */
-void team_group_end(const team_t *t);
-/* Waits for every stream, watching NCCL too; never hangs (streams_t.wait). */
-void team_wait(const streams_t *on, const char *when);
-/* v[0..count) becomes the largest value over every rank. */
-void team_max(const team_t *t, double *v, int count);
+    combine_t combine;
+    size_t chunk;             /* COMBINE_FIXED_ORDER: elements per chunk */
+    int deterministic;
+} rule_t;
 
-/* ---- phases.c, multi.c (step 09) --------------------------------------------- */
-/* Everything one run over every local rank needs. */
-typedef struct {
-    const multi_step_t *step;
-    const team_t *team;
-    int local;                   /* local ranks */
-    rank_t R[MAX_GPUS];
-    elem_t *d_in[MAX_GPUS];      /* each rank's shard, `copies` times */
-    elem_t *d_slots[MAX_GPUS];   /* each rank's result of every run */
-    size_t stride;               /* elements between copies of a shard */
-    int copies;
-    size_t sums_bytes[MAX_GPUS];
-    int combine_only;            /* time the gather and the total alone */
-    int timed;                   /* 0: the checked and warm-up runs, 1: the timed runs */
-    streams_t on;                /* a stream per local rank (one for virtual ranks) */
-} multi_run_t;
-/* Local rank i's stream (virtual ranks share one). */
-static inline cudaStream_t rank_stream(const multi_run_t *c, int i)
-{
-    return c->on.stream[c->on.count == 1 ? 0 : i];
-}
-void poison_sums(void *ctx, int r);      /* a work_fn: poison every rank's chunk sums */
-void run_phases(void *ctx, int r);       /* a work_fn: one run, phase by phase */
+/* Checks every run's result (h_results[0..runs)) against the reference, with
+ * the launch shape in res (n, grid, block), saying on stderr what is wrong;
+ * fills sum, reference, bound, error, ok, distinct and spread. */
+void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
+                uint64_t seed, result_t *res);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ double result_gbps(const result_t *r)
 {
     /* Bandwidth = bytes read / time: n elements of 4 bytes, each read once.
      * 1 GB/s is 1e9 bytes per second, as in memory datasheets. */
-    if (r->reps == 0 || r->median_us <= 0 || r->combine_only) return 0;
+    if (r->reps == 0 || r->median_us <= 0 || r->read_nothing) return 0;
     return (double)r->n * sizeof(elem_t) / (r->median_us * 1e-6) / 1e9;
 }
 
@@ -62,7 +62,7 @@ void format_report(char *buf, size_t len, const result_t *r)
         human_time(min, sizeof min, r->min_us);
         snprintf(timing, sizeof timing, "median %s, min %s%s", med, min, r->warm ? " (warm L2)" : "");
         double gbps = result_gbps(r);
-        if (r->combine_only)
+        if (r->read_nothing)
             snprintf(bandwidth, sizeof bandwidth, "the combine alone: no element read");
         else if (r->peak_gbps > 0)
             snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s, %.1f%% of peak", gbps,
@@ -133,4 +133,13 @@ void format_csv(char *buf, size_t len, const result_t *r)
              r->spread_ulp, r->warm ? "warm" : "cold",
              !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs",
              r->gpus ? r->gpus : 1, r->depth);
+}
+
+void print_result(const options_t *opt, const result_t *r)
+{
+    char line[1024];
+    if (opt->csv) format_csv(line, sizeof line, r);
+    else format_report(line, sizeof line, r);
+    printf("%s\n", line);
+    fflush(stdout);
 }

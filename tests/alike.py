@@ -50,6 +50,21 @@ def changed_list(text):
     return set(re.findall(r"[A-Za-z_]\w*", m.group(1).replace("*", " ")))
 
 
+INCLUDE = re.compile(r'^#include "([^"]+\.cuh)"', re.M)
+
+
+def with_headers(path):
+    """The text of every steps/*.cuh the file includes, then the file's: a
+    step that keeps its base's kernels in a shared header still has them."""
+    text = open(path).read()
+    headers = ""
+    for name in INCLUDE.findall(text):
+        header = os.path.normpath(os.path.join(os.path.dirname(path), name))
+        if os.path.exists(header):
+            headers += open(header).read() + "\n"
+    return headers + text
+
+
 def pairs(root):
     steps = {os.path.basename(p)[:2]: p for p in glob.glob(os.path.join(root, "steps", "[0-9][0-9]_*.cu"))}
     for num, path in sorted(steps.items()):
@@ -68,8 +83,8 @@ def main():
     args = ap.parse_args()
     failed = 0
     for path, base in pairs(args.root):
-        text, base_text = open(path).read(), open(base).read()
-        mine, theirs, listed = functions(text), functions(base_text), changed_list(text)
+        mine, theirs = functions(with_headers(path)), functions(with_headers(base))
+        listed = changed_list(open(path).read())
         name = "alike/%s vs %s" % (os.path.relpath(path, args.root), os.path.basename(base))
         differ = sorted(f for f in mine if f in theirs and mine[f] != theirs[f])
         unlisted = [f for f in differ if f not in listed]

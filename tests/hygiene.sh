@@ -164,7 +164,7 @@ done
 python3 tests/misusecheck.py tests/misuse.txt || failed=1
 
 # ---- static analysis ---------------------------------------------------------------
-C_FILES="common/*.c tests/*.c"
+C_FILES="common/*.c common/multi/*.c tests/*.c"
 if command -v cppcheck >/dev/null 2>&1; then
     # Every configuration of the #ifdefs (float and exact) is checked; the
     # accepted findings, each with its reason, are in tests/cppcheck.supp.
@@ -182,8 +182,8 @@ else
 fi
 
 if command -v clang-tidy >/dev/null 2>&1; then
-    # ranks.c, phases.c and multi.c build with NCCL's and MPI's headers: checked where
-    # step 09 can be built, which is where those headers are.
+    # common/multi/ builds with MPI's headers: checked where step 09 can be
+    # built, which is where those headers are.
     multi_flags=$(make -s --no-print-directory print-multi-flags 2>/dev/null)
     tidy() {
         clang-tidy --config-file=tests/clang-tidy.yaml --quiet "$@" -- \
@@ -198,7 +198,7 @@ if command -v clang-tidy >/dev/null 2>&1; then
         for f in $C_FILES; do
             case "$f" in
             common/args.c) ;;
-            common/ranks.c | common/phases.c | common/multi.c) [ -n "$multi_flags" ] && files+=("$f") ;;
+            common/multi/*) [ -n "$multi_flags" ] && files+=("$f") ;;
             *) files+=("$f") ;;
             esac
         done

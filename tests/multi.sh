@@ -4,12 +4,13 @@
 #
 #   one (gpu/ranks)       G = 1 in both launch forms (./step09, mpirun -np 1),
 #                         float and exact, bit for bit step 08's sums; 2, 3, 4,
-#                         7 and 16 virtual ranks on the one GPU (the harness
-#                         gathers by copies: everything but NCCL's byte moves);
-#                         two mutants caught (one drops a rank's chunk sums, one
-#                         cuts the shards off the chunks' boundaries); bad input
-#                         and a failing NCCL start: one line, the right exit
-#                         status, within seconds
+#                         7 and 16 virtual ranks on the one GPU (the tests' build,
+#                         build/tests/step09_virtual, with a stand-in NCCL that
+#                         moves the bytes by copies: everything but NCCL's own
+#                         byte moves); two mutants caught (one drops a rank's
+#                         chunk sums, one cuts the shards off the chunks'
+#                         boundaries); bad input and a failing NCCL start: one
+#                         line, the right exit status, within seconds
 #   several (gpu/multi-gpu)  two GPUs or more: G = 2 in both forms, and with
 #                         CUDA_VISIBLE_DEVICES reversed, bit for bit step 08's;
 #                         20 runs alike; the mutant on real ranks; a rank whose
@@ -28,7 +29,8 @@ ERR=$LOGS/multi.err
 pass() { echo "PASS $group/$1${2:+ ($2)}"; }
 fail() { echo "FAIL $group/$1: $(printf '%s' "$2" | tr '\n' ' ' | cut -c1-300)"; }
 
-if [ ! -x ./step09 ] || [ ! -x build/exact/step09 ]; then
+V=build/tests/step09_virtual
+if [ ! -x ./step09 ] || [ ! -x build/exact/step09 ] || [ ! -x $V ] || [ ! -x ${V}_exact ]; then
     why=$(make -s --no-print-directory step09 2>&1 | tail -1)
     echo "SKIP $group: step09 is not built (${why:-make step09})"
     exit 0
@@ -108,12 +110,13 @@ if [ "$what" = one ]; then
     # Step 08's sums once for every size used, then each G against them.
     for dir in . build/exact; do
         kind=float; [ "$dir" = . ] || kind=exact
+        virtual=$V; [ "$dir" = . ] || virtual=${V}_exact
         big=,2^31+5
         all=1,2,3,4,5,6,7,8,15,16,17,4095,4097,10^8+7$big
         ref=$($dir/step08 --check-only --csv --n $all 2>>"$ERR")
         for G in 2 3 4 7 16; do
             sizes=$(printf '%s\n' 1 $((G - 1)) $G $((G + 1)) 4095 4097 10^8+7 ${big#,} | awk 'NF && $1 != 0 && !seen[$1]++' | paste -sd,)
-            { $dir/step09 --virtual-ranks $G --check-only --csv --n "$sizes" 2>>"$ERR"; echo "$ref"; } |
+            { $virtual --virtual-ranks $G --check-only --csv --n "$sizes" 2>>"$ERR"; echo "$ref"; } |
                 python3 tests/csvcheck.py "$group/virtual/$kind/$G ranks: step 08's bits" \
                     --rows $(($(count "$sizes") + $(count $all))) --ok all --same-sum --replica equal
         done
@@ -121,8 +124,8 @@ if [ "$what" = one ]; then
 
     # ---- the mutants: caught ----------------------------------------------------------
     M=build/mutants/multi
-    for m in drop_rank drop_rank_exact shard_shift shard_shift_exact; do
-        [ -x $M/$m ] || { fail "mutants/$m" "$M/$m is not built (make multi-mutants)"; continue; }
+    for m in drop_rank drop_rank_exact drop_rank_real shard_shift shard_shift_exact; do
+        [ -x $M/$m ] || { fail "mutants/$m" "$M/$m is not built (make multi-tests)"; continue; }
     done
     # (sizes with chunks on every rank, so that the last rank has some to drop)
     for G in 1 2 3; do
@@ -131,7 +134,7 @@ if [ "$what" = one ]; then
         $M/drop_rank_exact --virtual-ranks $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
             python3 tests/csvcheck.py "$group/mutants/drop_rank/exact, $G virtual ranks: caught" --rows 2 --ok none
     done
-    $M/drop_rank --gpus 1 --check-only --csv --n 1000,10^7+3 2>/dev/null |
+    $M/drop_rank_real --gpus 1 --check-only --csv --n 1000,10^7+3 2>/dev/null |
         python3 tests/csvcheck.py "$group/mutants/drop_rank/float, one real rank: caught" --rows 2 --ok none
     # Shards moved 1000 elements off the chunks' boundaries: each rank then
     # has a chunk more than its slots hold, and its neighbour's first slot
@@ -148,11 +151,15 @@ if [ "$what" = one ]; then
     timed "bad/--gpus $more" 3 "--gpus $more: this machine shows $gpus GPU" ./step09 --gpus $more --n 1000
     timed "bad/--gpus 0" 2 "--gpus: 0 is too few" ./step09 --gpus 0
     timed "bad/no GPU" 3 "no CUDA GPU found" env CUDA_VISIBLE_DEVICES= ./step09 --n 1000
-    timed "bad/NCCL cannot start" 3 "NCCL could not set up" env NCCL_COMM_ID=256.256.256.256:1 ./step09 --n 1000
+    timed "bad/NCCL cannot start" 3 "ncclCommInitAll.* failed" env NCCL_COMM_ID=256.256.256.256:1 ./step09 --n 1000
+    timed "bad/--virtual-ranks 0" 2 "--virtual-ranks: 0 is too few: at least 1" $V --virtual-ranks 0
+    timed "bad/--virtual-ranks 2x" 2 "--virtual-ranks: '2x': unexpected 'x'" $V --virtual-ranks 2x
+    timed "bad/--gpus with --virtual-ranks" 2 "--gpus and --virtual-ranks do not go together" \
+        $V --gpus 1 --virtual-ranks 2
     if [ -n "$MPIRUN" ]; then
         timed "bad/mpirun -np $more" nonzero "has no GPU of its own" $MPIRUN -np $more ./step09 --n 1000
         timed "bad/mpirun with --gpus" nonzero "--gpus 2, but mpirun started 1 process:" $MPIRUN -np 1 ./step09 --gpus 2 --n 1000
-        timed "bad/--virtual-ranks under mpirun" nonzero "not under mpirun" $MPIRUN -np 1 ./step09 --virtual-ranks 2
+        timed "bad/--virtual-ranks under mpirun" nonzero "not under mpirun" $MPIRUN -np 1 $V --virtual-ranks 2
     fi
     exit 0
 fi
@@ -189,13 +196,14 @@ done
     python3 tests/csvcheck.py "$group/G=$G/float/22 runs, one result" --rows 1 --ok all --distinct 1 --replica equal
 [ -n "$MPIRUN" ] && $MPIRUN -np $G ./step09 --csv --n 10^8+7 --reps 20 2>>"$ERR" |
     python3 tests/csvcheck.py "$group/G=$G/float/mpirun: 22 runs, one result" --rows 1 --ok all --distinct 1 --replica equal
-build/mutants/multi/drop_rank --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
+build/mutants/multi/drop_rank_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
     python3 tests/csvcheck.py "$group/mutants/drop_rank/float, $G real ranks: caught" --rows 2 --ok none
 
-# A rank whose GPU work faults (the harness's test hook): the process that
-# drives both stops, with one line, having aborted the communicators.
+# A rank whose GPU work faults (the tests' build with the harness's fault
+# seam): the process that drives both stops, with one line, having aborted
+# the communicators.
 timed "fault/one process: rank 1's kernel faults" 3 "GPU work (of rank 1 )?failed" \
-    env REDUCE_FAULT_RANK=1 ./step09 --gpus $G --n 2^26 --reps 50
+    env REDUCE_FAULT_RANK=1 build/tests/step09_fault --gpus $G --n 2^26 --reps 50
 # A rank killed under mpirun: the survivor says so and exits 3.
 if [ -n "$MPIRUN" ]; then
     log=$LOGS/multi_killed

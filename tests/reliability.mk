@@ -31,12 +31,12 @@ $(HYG)/exact/%.o: common/%.c $(HEADERS)
 	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -c $< -o $@
 
 # The unit tests, linked by gcc with the static CUDA runtime, as nvcc would.
-$(HYG)/unit_float: tests/unit.c $(HARNESS:%=$(HYG)/float/%.o) $(HEADERS)
+$(HYG)/unit_float: tests/unit.c $(HARNESS:%=$(HYG)/float/%.o) $(HYG)/float/multi/shard.o $(HEADERS)
 	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< \
-	    $(HARNESS:%=$(HYG)/float/%.o) $(CUDART_LIBS) $(LDLIBS) -lm
-$(HYG)/unit_exact: tests/unit.c $(HARNESS:%=$(HYG)/exact/%.o) $(HEADERS)
+	    $(HARNESS:%=$(HYG)/float/%.o) $(HYG)/float/multi/shard.o $(CUDART_LIBS) $(LDLIBS) -lm
+$(HYG)/unit_exact: tests/unit.c $(HARNESS:%=$(HYG)/exact/%.o) $(HYG)/exact/multi/shard.o $(HEADERS)
 	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -o $@ $< \
-	    $(HARNESS:%=$(HYG)/exact/%.o) $(CUDART_LIBS) $(LDLIBS) -lm
+	    $(HARNESS:%=$(HYG)/exact/%.o) $(HYG)/exact/multi/shard.o $(CUDART_LIBS) $(LDLIBS) -lm
 
 # The fuzzer needs only the argument parser.
 $(HYG)/fuzz_args: tests/fuzz_args.c $(HYG)/float/args.o $(HEADERS)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../common/parts.h"
+#include "../common/multi/team.h"
 
 #ifdef REDUCE_EXACT
 #define BUILD "exact"
@@ -76,7 +77,8 @@ static int parse(block_rule_t rule, options_t *opt, char *err, size_t len, ...)
     for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;) argv[argc++] = a;
     va_end(ap);
     err[0] = '\0';
-    return parse_args(argc, argv, rule, opt, err, len);
+    program_t prog = { "stepNN", "a test", rule, 256, 0 };
+    return parse_args(argc, argv, &prog, opt, err, len);
 }
 
 static void test_args(void)
@@ -139,7 +141,8 @@ static void test_args(void)
         int argc = 1;
         for (int k = 0; k < 4 && bad[i].a[k]; k++) argv[argc++] = (char *)bad[i].a[k];
         err[0] = '\0';
-        rc = parse_args(argc, argv, bad[i].rule, &o, err, sizeof err);
+        program_t prog = { "stepNN", "a test", bad[i].rule, 256, 0 };
+        rc = parse_args(argc, argv, &prog, &o, err, sizeof err);
         check(rc == EXIT_USAGE && strstr(err, bad[i].why) != NULL,
               "bad arguments '%s %s %s' -> exit 2, '%s' (said '%s')", argv[1],
               argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "", bad[i].why, err);

@@ -1,4 +1,4 @@
-/* shard.c: which part of the array each of several GPUs holds (step 09).
+/* shard.c: which part of the array each of several GPUs holds (steps 09, 10).
  *
  * The n elements are cut into m = ceil(n / chunk) chunks, as step 08 cuts
  * them, and the chunks are dealt out in order, per_rank = ceil(m / ranks) to
@@ -11,11 +11,11 @@
  * Example: n = 10000, chunk 4096, 2 ranks: m = 3, per_rank = 2; rank 0 holds
  * elements [0, 8192), rank 1 holds [8192, 10000).
  */
-#include "parts.h"
+#include "../parts.h"
+#include "team.h"
 
-/* For the tests only: a harness built with -DSHARD_SHIFT=K moves every
- * boundary between ranks K elements later, off the chunks' boundaries, to
- * show that the bits then change (tests/run, gpu/virtual-ranks). */
+/* A test seam, compiled out: the tests build a harness with -DSHARD_SHIFT=K,
+ * which moves every boundary between ranks K elements off the chunks'. */
 #ifndef SHARD_SHIFT
 #define SHARD_SHIFT 0
 #endif
