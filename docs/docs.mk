@@ -82,7 +82,7 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
 COURSE_INPUTS = $(filter-out $(DOCS_TEMPLATE),$(DOCS_INPUTS)) docs/template.md $(wildcard docs/figures/*.svg)
 
 ifeq ($(PANDOC_FOUND),)
-docs course:
+docs docs-pages course:
 	@echo "make docs: Pandoc is not installed. Install it with" >&2
 	@echo "    sudo apt-get install pandoc        (Debian, Ubuntu)" >&2
 	@echo "    brew install pandoc                (macOS)" >&2
@@ -91,6 +91,8 @@ docs course:
 else
 docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html $(DOCS_ANSWER_PAGES) course
 	@echo "The course is in $(DOCS_OUT)/index.html (one page per chapter) and $(DOCS_OUT)/course.html (one file)."
+# The chapters' pages alone (the tests build them from other results).
+docs-pages: $(DOCS_OUT)/index.html $(DOCS_PAGES)
 
 # Made whole each time, so that nothing of a removed chapter or chart stays.
 course: $(COURSE_INPUTS)
@@ -148,4 +150,4 @@ print-course-inputs:
 docs-clean:
 	rm -rf $(DOCS_OUT)
 
-.PHONY: docs docs-clean course print-course-inputs
+.PHONY: docs docs-pages docs-clean course print-course-inputs
