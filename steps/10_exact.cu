@@ -49,7 +49,7 @@ namespace cg = cooperative_groups;
 // ---- kernels ----------------------------------------------------------------
 // [begin block_words]
 // The block's 14 words from its threads' carried digits and flags: word
-// i < 10 sums digit i over the threads (at most 1024 of under 2^32 each), then
+// i < 10 sums digit i over the threads (at most 1024 of under 2^31 each), then
 // carries; words 10 to 13 count the threads that saw a NaN, +inf, -inf, and a
 // term other than -0. Tile w sums digits w, w + tiles, ... Valid in thread 0.
 __device__ void block_words(cg::thread_block block, const long long *digits, unsigned flags,
@@ -89,12 +89,12 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
     __shared__ long long words[WORDS];
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
-    cg::grid_group grid = cg::this_grid();
     long long *mine = digits + tile.meta_group_rank() * DIGITS * 32 + tile.thread_rank();
     for (int i = 0; i < DIGITS; i++)
         mine[i * 32] = 0;
-    unsigned flags = thread_accumulate(in, n, grid.thread_rank(), grid.num_threads(), mine, 32);
-    acc_carry(mine, 32);                           // each digit under 2^32: the block sum fits
+    size_t rank = (size_t)blockIdx.x * blockDim.x + threadIdx.x, threads = (size_t)gridDim.x * blockDim.x;
+    unsigned flags = thread_accumulate(in, n, rank, threads, mine, 32);
+    acc_carry(mine, 32);                           // each digit under 2^31: the block sum fits
     block.sync();                                  // every thread's digits are carried
     block_words(block, digits, flags, words);
     if (block.thread_rank() == 0 && (gridDim.x == 1 || acc_combine(state, words, gridDim.x)))

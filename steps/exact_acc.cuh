@@ -110,7 +110,7 @@ HOST_DEVICE unsigned special_flags(unsigned u)
 // hold more than 32 bits: carries wait until acc_carry. Between two carries
 // a digit takes at most 2^30 group sums (n <= 2^40 over at least 32 threads),
 // each under 2^32 in size, and at most one group added element by element,
-// 32 terms under 2^55 each: under 2^62 + 2^60 + 2^32 in all, so it never
+// 32 terms under 2^55 each: under 2^31 + 2^62 + 2^60 in all, so it never
 // overflows.
 
 // Adds s * 2^p units (|s| < 2^53, 0 <= p <= 253). With q = p / 32 and
@@ -129,27 +129,44 @@ HOST_DEVICE void acc_add(long long *d, int stride, long long s, int p)
 }
 
 // Adds one finite float, given by its bits: +-m * 2^(p % 32), under 2^55,
-// to digit p / 32.
+// to digit p / 32. The sign goes on m while it is 32 bits wide, and its
+// sign bits are then the high word of the 64-bit m.
 HOST_DEVICE void acc_add_float(long long *d, int stride, unsigned u)
 {
     unsigned a = u & 0x7fffffff;                          // |x|
-    int e = (int)(a >> 23);
-    int p = e > 0 ? e - 1 : 0;
-    long long m = a - ((unsigned)p << 23);                // f + 2^23, or f when E = 0
-    if (u >> 31) m = -m;
-    d[(p >> 5) * stride] += m * (1ll << (p & 31));
+    int p = (int)(a >> 23) - 1;
+    p = p > 0 ? p : 0;
+    int m = (int)(a - ((unsigned)p << 23));               // f + 2^23, or f when E = 0
+    int sign = (int)u >> 31;                              // 0 or -1
+    m = (m ^ sign) - sign;
+    d[(p >> 5) * stride] += (long long)m << (p & 31);
 }
 
-// Carries each digit's excess into the next, from digit 0 up: afterwards every
-// digit is in [0, 2^32) and together they hold the value modulo 2^320 (what
-// leaves digit 9 is a multiple of 2^320). E.g. digits (-1, 0, ..., 0) become
-// (2^32 - 1, ..., 2^32 - 1): -1 in two's complement.
+// Carries each digit's excess into the next, from digit 0 up: afterwards
+// every digit is in [-2^31, 2^31), its low 32 bits read as signed, and
+// together they hold the value modulo 2^320 (what leaves digit 9 is a
+// multiple of 2^320). A small sum keeps zeros above it, whatever its sign:
+// digits (2^32 + 5, -1, 0, ...) become (5, 0, 0, ...).
 HOST_DEVICE void acc_carry(long long *d, int stride)
 {
     long long carry = 0;
     for (int i = 0; i < DIGITS; i++) {
         long long x = d[i * stride] + carry;
-        d[i * stride] = x & 0xffffffff;
+        long long digit = (int)(unsigned)x;               // in [-2^31, 2^31)
+        d[i * stride] = digit;
+        carry = (x - digit) >> 32;                        // exact: a multiple of 2^32
+    }
+}
+
+// The same, with every digit in [0, 2^32) instead: two's complement, so
+// that digit 9's top bit is the sign. E.g. (-1, 0, ..., 0) becomes
+// (2^32 - 1, ..., 2^32 - 1).
+HOST_DEVICE void acc_canonical(long long *d)
+{
+    long long carry = 0;
+    for (int i = 0; i < DIGITS; i++) {
+        long long x = d[i] + carry;
+        d[i] = x & 0xffffffff;
         carry = x >> 32;                                  // floor(x / 2^32), also below zero
     }
 }
@@ -334,10 +351,13 @@ HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, 
 // ---- 5. blocks meet -----------------------------------------------------------
 // [begin combine]
 // The grid's accumulator, in the step's state (zeroed once by the harness,
-// and left zeroed by the last block of each launch).
+// and left zeroed by the last block of each launch). Each word has a cache
+// line of its own: blocks that add to different words then do not queue at
+// one place in L2.
+#define LINE_WORDS 16                  // 128 bytes
 typedef struct {
-    unsigned long long words[WORDS];   // sums of the blocks' words
-    unsigned blocks_done;              // tickets drawn
+    unsigned long long words[WORDS][LINE_WORDS];   // words[i][0]: the sum of the blocks' words i
+    unsigned blocks_done;                          // tickets drawn
 } acc_state_t;
 
 // On the GPU, atomics and fences; the CPU tests run one block at a time.
@@ -377,21 +397,24 @@ HOST_DEVICE void fence()
 #endif
 }
 
-// One thread of a block adds the block's words w (digits carried, each under
-// 2^32; counts) to the grid's and takes a ticket, as in step 06. A grid word
-// sums under 2^31 blocks' words of under 2^32: no overflow, and integer
-// addition does not care in which order the blocks come. The block with the
-// last ticket gets the grid's words in w, leaves zeros behind, returns 1.
+// One thread of a block adds the block's words w (digits carried, each in
+// [-2^31, 2^31); counts) to the grid's and takes a ticket, as in step 06.
+// A grid word sums under 2^31 blocks' words: under 2^62 in size, and
+// integer addition does not care in which order the blocks come (the atomics
+// add two's complement bits: as unsigned, the same add). A word that is zero
+// is not sent: for most sums most are. The block with the last ticket gets
+// the grid's words in w, leaves zeros behind, and returns 1.
 HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 {
     for (int i = 0; i < WORDS; i++)
-        word_add(&state->words[i], (unsigned long long)w[i]);
+        if (w[i] != 0)
+            word_add(&state->words[i][0], (unsigned long long)w[i]);
     fence();                               // release: the words before the ticket
     if (ticket(&state->blocks_done) != blocks - 1)
         return 0;
     fence();                               // acquire: every ticket before the words
     for (int i = 0; i < WORDS; i++)
-        w[i] = (long long)word_take(&state->words[i]);
+        w[i] = (long long)word_take(&state->words[i][0]);
     state->blocks_done = 0;                // every ticket drawn: ready for the next launch
     return 1;
 }
@@ -414,11 +437,11 @@ HOST_DEVICE unsigned acc_round(long long *w)
     if (w[NAN_COUNT] || (w[POS_INF_COUNT] && w[NEG_INF_COUNT])) return QUIET_NAN;
     if (w[POS_INF_COUNT]) return POS_INF_BITS;
     if (w[NEG_INF_COUNT]) return NEG_INF_BITS;
-    acc_carry(w, 1);
+    acc_canonical(w);
     unsigned sign = (unsigned)(w[DIGITS - 1] >> 31) << 31;   // bit 319: two's complement
     if (sign) {                                             // M = -w
         for (int i = 0; i < DIGITS; i++) w[i] = -w[i];
-        acc_carry(w, 1);
+        acc_canonical(w);
     }
     int k = DIGITS - 1;
     while (k > 0 && w[k] == 0) k--;
@@ -442,7 +465,7 @@ HOST_DEVICE unsigned acc_round(long long *w)
 HOST_DEVICE elem_t acc_result(long long *w)
 {
 #ifdef REDUCE_EXACT
-    return (elem_t)w[0];                   // the sum modulo 2^32: the digits above are multiples
+    return (elem_t)w[0];                   // the sum modulo 2^32: the digits above are multiples of 2^32
 #else
     return float_of(acc_round(w));
 #endif

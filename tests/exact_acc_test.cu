@@ -325,10 +325,15 @@ static void examples()
     acc_add(d, 1, -3, 33);
     check(d[1] == 0xfffffffall && d[2] == 0xffffffffll && d[3] == -1, "acc_add(-3, 33): three pieces");
     long long e[DIGITS] = { -1 };
-    acc_carry(e, 1);
+    acc_canonical(e);
     bool all = true;
     for (int i = 0; i < DIGITS; i++) all &= e[i] == 0xffffffffll;
-    check(all, "acc_carry(-1): every digit 2^32 - 1");
+    check(all, "acc_canonical(-1): every digit 2^32 - 1");
+    long long g[DIGITS] = { (1ll << 32) + 5, -1 };
+    acc_carry(g, 1);
+    all = g[0] == 5;
+    for (int i = 1; i < DIGITS; i++) all &= g[i] == 0;
+    check(all, "acc_carry(2^32 + 5, -1): 5, then zeros");
     long long f[DIGITS] = { 0 };
     acc_add_float(f, 1, bits_of(1.5f));                 // m = 12582912, p = 126: digit 3, shifted 30
     check(f[3] == 12582912ll << 30, "acc_add_float(1.5f): 12582912 * 2^126 units");
