@@ -2,6 +2,7 @@
  *
  *     make step10 && ./step10
  *     make build/step10_no_fp64 && build/step10_no_fp64     (no FP64 on the way)
+ *     make exact-acc-test                                    (the arithmetic, on the CPU)
  *
  * Changed since 08: what is added. Step 08 made float sums repeatable by
  * fixing their order; shuffle the input, or split it another way over GPUs,
@@ -15,22 +16,27 @@
  * GPU, for any --block, --grid, and order of the input, and for infinities,
  * NaNs and signed zeros what IEEE arithmetic gives.
  *
- * Speed is the hard part: the loads leave about 30 instructions per element.
- * Each thread takes its elements 32 at a time, as 8 vector loads in flight:
+ * Speed is the hard part: at full bandwidth an H100 has about 35 instruction
+ * slots per element. Each thread takes its elements 32 at a time, as 8 vector
+ * loads in flight:
  *   - fast path: if the 32 exponents lie within 24 of each other, their sum
  *     fits 53 bits in the group's smallest unit, so a double holds it exactly
  *     (or, built with -DEXACT_NO_FP64, a 64-bit integer); one add into the
- *     digits per group. The default input always goes this way;
- *   - slow path: otherwise each element goes to its digit alone, and NaN and
- *     the infinities are counted instead.
+ *     digits per group. About 8 instructions an element; the default input
+ *     always goes this way;
+ *   - slow path: otherwise each element goes to its digit alone (about 25
+ *     an element, the failed fast try included), and NaNs and infinities are
+ *     counted instead.
  * A thread's ten digits live in shared memory, 32 apart, interleaved with
  * its warp's: any thread can index any digit with no bank conflict, where an
  * array in registers would go to local memory.
  *
- * Blocks meet as in step 06: each adds its 14 words (the digits, carried to
- * 32 bits each, and the counts) into the state with 64-bit atomics, fences
- * and takes a ticket; the last block rounds. A grid of one block rounds its
- * own words. The exact build (uint32) runs the same code and keeps digit 0.
+ * Blocks meet as in step 06: each adds its 14 words (the digits, carried
+ * into [-2^31, 2^31) so that most are zero and not sent, and the counts) into
+ * the state with 64-bit atomics, fences and takes a ticket; the last block
+ * rounds. A grid of one block rounds its own words. On several GPUs, a rank
+ * would stop at the grid's words and all-reduce them: integers again, so in
+ * any order. The exact build (uint32) runs the same code and keeps digit 0.
  *
  * Changed functions: grid_size.
  */
@@ -41,10 +47,6 @@
 #include "exact_acc.cuh"  // the accumulator: digits, groups, combine, rounding
 
 namespace cg = cooperative_groups;
-
-#ifdef __USE_FAST_MATH__
-#error "step 10 reads subnormal floats exactly: build it without --use_fast_math (-ftz=true)"
-#endif
 
 // ---- kernels ----------------------------------------------------------------
 // [begin block_words]
@@ -105,17 +107,31 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
 // A thread's digits take 80 bytes of shared memory: 80 KB for a block of
-// 1024, more than the 48 KB a kernel gets without asking for it.
+// 1024, more than the 48 KB a kernel gets without asking for it (and more
+// than some GPUs have: there grid_size says that no block fits).
 static size_t digits_bytes(int block)
 {
     return (size_t)block * DIGITS * sizeof(long long);
 }
 
-// As many blocks as fit on the GPU at once, and none with nothing to do: a
-// thread reads 32 elements a round. Any other grid gives the same bits.
+// Threads per block from n: 512 once every multiprocessor gets a block of
+// them with a group for each thread; below that 256, so that a small input
+// spreads over twice the multiprocessors (2^20 on 132: 128 blocks).
+static int block_size(const launch_t *L)
+{
+    size_t round = 4 * GROUP_VECTORS;                     // elements per thread per round
+    return L->n >= 512 * round * L->sm_count ? 512 : 256;
+}
+
+// As many blocks as fit on the GPU at once, and none with nothing to do.
+// Any other grid gives the same bits (try --grid).
 static size_t grid_size(const launch_t *L)
 {
     size_t smem = digits_bytes(L->block);
+    int most = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, L->device));
+    if (smem + sizeof(long long) * WORDS > (size_t)most)
+        return 0;                                         // the harness: no block fits, try a smaller --block
     CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, smem));
@@ -140,6 +156,7 @@ static const step_t step = {
     .combine = COMBINE_EXACT,
     .block_rule = BLOCK_POW2,
     .default_block = 512,
+    .block_size = block_size,
     .grid_size = grid_size,
     .state_bytes = sizeof(acc_state_t),
     .reduce = reduce,

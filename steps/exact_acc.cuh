@@ -191,12 +191,14 @@ HOST_DEVICE elem_t element(const elem4_t *v, int j)   // j is a constant once un
 // and a zero's wraps around to 2^32 - 2, so that lo comes from the smallest
 // |x| that is not zero. If they are at most 24 apart, every term is a whole
 // number of units of 2^(p - 149), p the smallest p in the group, below
-// 2^24 * 2^24 such units: 32 terms sum to under 2^53 of them.
+// 2^24 * 2^24 such units: 32 terms sum to under 2^53 of them. A group with a
+// subnormal goes the slow way too, so that no float operation ever works on
+// one that counts: the sum stays exact built with -ftz=true (--use_fast_math).
 HOST_DEVICE int group_kind(unsigned hi, unsigned lo)
 {
     if (hi == 0 || hi >= POS_INF_BITS) return GROUP_SPECIAL;   // all zero, or an inf or NaN
     unsigned e_hi = hi >> 23, e_lo = (lo + 2) >> 24;
-    return e_hi - e_lo <= 24 ? GROUP_EXACT : GROUP_WIDE;
+    return e_lo > 0 && e_hi - e_lo <= 24 ? GROUP_EXACT : GROUP_WIDE;
 }
 
 #ifndef EXACT_NO_FP64
@@ -225,8 +227,7 @@ HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
     if (!(fabs(sum) < INFINITY)) return GROUP_SPECIAL;        // an inf or a NaN
     int kind = group_kind(bits_of(hi), lo);
     if (kind != GROUP_EXACT) return kind;
-    unsigned e_lo = (lo + 2) >> 24;
-    *p = e_lo > 0 ? e_lo - 1 : 0;
+    *p = (int)((lo + 2) >> 24) - 1;                       // E - 1 of the smallest |x|
     *s = (long long)(sum * pow2(149 - *p));               // exact: a power of two
     return GROUP_EXACT;
 }
@@ -244,17 +245,17 @@ HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
     }
     int kind = group_kind(hi >> 1, lo);
     if (kind != GROUP_EXACT) return kind;
-    int e_lo = (int)((lo + 2) >> 24), q_lo = e_lo > 1 ? e_lo : 1;
+    int e_lo = (int)((lo + 2) >> 24);                     // at least 1: no subnormal
     long long sum = 0;
     UNROLL
     for (int j = 0; j < 4 * GROUP_VECTORS; j++) {
         unsigned u = bits_of(element(v, j)), a = u & 0x7fffffff;
-        int e = (int)(a >> 23), q = e > 1 ? e : 1;        // p + 1
-        int m = (int)(a - ((unsigned)(q - 1) << 23));
-        sum += (long long)(u >> 31 ? -m : m) * (1 << ((q - q_lo) & 31));   // zeros: m = 0
+        int e = (int)(a >> 23), q = e > 1 ? e : 1;        // q = 1 for a zero, and then m = 0
+        int m = (int)(a - ((unsigned)(q - 1) << 23));     // f + 2^23
+        sum += (long long)(u >> 31 ? -m : m) * (1 << ((q - e_lo) & 31));
     }
     *s = sum;
-    *p = q_lo - 1;
+    *p = e_lo - 1;
     return GROUP_EXACT;
 }
 #endif
