@@ -129,8 +129,8 @@ HOST_DEVICE void acc_add(long long *d, int stride, long long s, int p)
 }
 
 // Adds one finite float, given by its bits: +-m * 2^(p % 32), under 2^55,
-// to digit p / 32. The sign goes on m while it is 32 bits wide, and its
-// sign bits are then the high word of the 64-bit m.
+// to digit p / 32. The sign goes on m while it is 32 bits wide (cheaper
+// than on 64); widening m then extends it.
 HOST_DEVICE void acc_add_float(long long *d, int stride, unsigned u)
 {
     unsigned a = u & 0x7fffffff;                          // |x|

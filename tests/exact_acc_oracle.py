@@ -12,11 +12,13 @@ The oracle shares no code and no method with steps/exact_acc.cuh: Python
 decodes each float (struct), the sum is a Fraction, and the rounding to
 float32 finds the binade and the ulp and rounds the quotient to even.
 IEEE's special cases: a NaN, or +inf with -inf, gives NaN; one infinity
-gives itself; an exact zero is -0 only if every term is -0.
+gives itself; an exact zero is -0 only if every term is -0. Before the
+cases, the rounding checks itself against the definition (self_test).
 
 Prints a FAIL line per wrong sum, then "N passed, N failed"; exits 1 if any failed.
 """
 import math
+import random
 import struct
 import sys
 from fractions import Fraction
@@ -80,11 +82,54 @@ def expected(data):
     return round_to_f32(total)
 
 
+def f32_value(bits):
+    """The Fraction a float32's bits stand for (2^128 for +inf: the overflow threshold's reference)."""
+    if bits & 0x7FFFFFFF == 0x7F800000:
+        return Fraction(2) ** F32_MAX_EXP
+    return Fraction(struct.unpack("<f", struct.pack("<I", bits))[0])
+
+
+def self_test(count=3000):
+    """round_to_f32 against the definition, by another route: its result is
+    no farther from q than either neighbouring float, and on a tie it is the
+    even one; at or past 2^128 - 2^103 it is infinity. Returns the failures."""
+    rng = random.Random(149)
+    failures = 0
+    for _ in range(count):
+        b = rng.getrandbits(31) % 0x7F800000 or 1
+        q = f32_value(b)
+        choice = rng.randrange(3)
+        if choice == 0:          # the midpoint to the next float up: a tie
+            q = (q + f32_value(b + 1)) / 2
+        elif choice == 1:        # anywhere near it
+            q += Fraction(rng.randint(-2 ** 30, 2 ** 30), 2 ** rng.randint(0, 320))
+        if q <= 0:
+            continue
+        r = round_to_f32(q) & 0x7FFFFFFF
+        if r == 0x7F800000:
+            failures += q < Fraction(2) ** 128 - Fraction(2) ** 103
+            continue
+        d = abs(q - f32_value(r))
+        for other in (r - 1, r + 1):
+            if other < 0:
+                continue
+            e = abs(q - f32_value(other))
+            if e < d or (e == d and other % 2 == 0):
+                failures += 1
+                break
+    return failures
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     passed = failed = 0
+    wrong = self_test()
+    if wrong:
+        print("FAIL exact-acc-oracle/self-test: %d roundings are not the nearest float, ties to even"
+              % wrong)
+        failed += 1
     with open(sys.argv[1], "rb") as f:
         blob = f.read()
     at = 0
