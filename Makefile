@@ -40,7 +40,8 @@ HARNESS    := fail args data order shard report device input timing check harnes
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/harness.h common/parts.h
-# What steps 05 to 07 (and answers built on them) share: they include it.
+# What steps include: one_block.cuh (steps 05 to 07, and answers built on them),
+# exact_acc.cuh (step 10).
 STEP_HEADERS := $(wildcard steps/*.cuh)
 
 $(BUILD)/float/%.o: common/%.c $(HEADERS)
