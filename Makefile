@@ -42,7 +42,8 @@ HARNESS    := fail args data order report device input timing check harness
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
 HEADERS    := common/base.h common/harness.h common/parts.h
-# What steps 05 to 07 (and answers built on them) share: they include it.
+# What steps include: one_block.cuh (steps 05 to 07, and answers built on them),
+# fixed_order.cuh (steps 08, 09), exact_acc.cuh (step 10).
 STEP_HEADERS := $(wildcard steps/*.cuh)
 
 $(BUILD)/float/%.o: common/%.c $(HEADERS)
@@ -60,7 +61,7 @@ $(BUILD)/gencode: FORCE
 # ---- the steps ----------------------------------------------------------------
 # steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
 # A new step goes in this list (tests/run checks that none is missing).
-STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08
+STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08 step10
 STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
 num        = $(firstword $(subst _, ,$(notdir $(1))))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
@@ -132,7 +133,7 @@ exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 
 # Targets of the course text, the exercise answers, the reliability tests,
 # Harris's seven kernels and the claims' programs live beside what they build.
--include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk
+-include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk tests/exact.mk
 
 # ---- tests --------------------------------------------------------------------
 TB   := $(BUILD)/tests
@@ -342,6 +343,8 @@ help:
 	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"
 	@echo "  make faults         (GPU) device faults reported clearly"
 	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
+	@echo "  make exact-acc-test step 10's accumulator on the CPU against an exact oracle (no GPU);"
+	@echo "                      make exact-acc-mutants: the test must fail on broken copies"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
 	@echo "  make compare-multi  (GPU) step 09 on one GPU up to every GPU here (results/<gpu>-x<G>/);"

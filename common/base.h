@@ -80,6 +80,8 @@ typedef enum {
                                   step->chunk elements (see order.c); the result
                                   must equal the CPU replica of that order, bit
                                   for bit */
+    COMBINE_EXACT,             /* the result must be the correctly rounded exact
+                                  sum, bit for bit (step 10) */
     COMBINE_UNKNOWN            /* someone else's code: assume the worst order */
 } combine_t;
 

@@ -1,0 +1,42 @@
+# exact.mk: step 10's accumulator tested on the CPU; included by the Makefile.
+#
+#   make exact-acc-test       the accumulator's functions (steps/exact_acc.cuh) run as
+#                             step 10's kernel runs them, on every kind of input, and
+#                             each sum checked by tests/exact_acc_oracle.py; float,
+#                             float without FP64, and uint32. A few seconds, no GPU.
+#   make exact-acc-mutants    the same test on broken copies of the accumulator
+#                             (tests/mutants/exact/*.sed): each must fail
+#   make build/step10_no_fp64 step 10 summing its groups without FP64 (-DEXACT_NO_FP64)
+#
+# The test is host code, built by the host's C++ compiler: CUDA's headers give
+# it __host__, __device__ and float4.
+
+EXACT_ACC_CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Werror -x c++ -I$(CUDA_HOME)/include -Isteps
+EXACT_ACC_DEPS     := tests/exact_acc_test.cu steps/exact_acc.cuh $(HEADERS)
+EXACT_ACC_TESTS    := $(BUILD)/tests/exact_acc_float $(BUILD)/tests/exact_acc_no_fp64 \
+                      $(BUILD)/tests/exact_acc_exact
+
+$(BUILD)/tests/exact_acc_float: $(EXACT_ACC_DEPS)
+	@mkdir -p $(@D)
+	$(CXX) $(EXACT_ACC_CXXFLAGS) -o $@ $<
+$(BUILD)/tests/exact_acc_no_fp64: $(EXACT_ACC_DEPS)
+	@mkdir -p $(@D)
+	$(CXX) $(EXACT_ACC_CXXFLAGS) -DEXACT_NO_FP64 -o $@ $<
+$(BUILD)/tests/exact_acc_exact: $(EXACT_ACC_DEPS)
+	@mkdir -p $(@D)
+	$(CXX) $(EXACT_ACC_CXXFLAGS) -DREDUCE_EXACT -o $@ $<
+
+exact-acc-test: $(EXACT_ACC_TESTS)
+	$(BUILD)/tests/exact_acc_float $(BUILD)/tests/exact_acc_float.cases
+	python3 tests/exact_acc_oracle.py $(BUILD)/tests/exact_acc_float.cases
+	$(BUILD)/tests/exact_acc_no_fp64 $(BUILD)/tests/exact_acc_no_fp64.cases
+	python3 tests/exact_acc_oracle.py $(BUILD)/tests/exact_acc_no_fp64.cases
+	$(BUILD)/tests/exact_acc_exact
+
+exact-acc-mutants:
+	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
+
+$(BUILD)/step10_no_fp64: steps/10_exact.cu steps/exact_acc.cuh $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+
+.PHONY: exact-acc-test exact-acc-mutants
