@@ -82,10 +82,11 @@ __global__ void empty_kernel() {}
 // own method (events, batches queued behind a gate) after three warm-ups.
 typedef void (*run_fn)(void *ctx, int r, cudaStream_t stream);
 struct timed_ctx { run_fn fn; void *ctx; cudaStream_t stream; };
-static void timed_run(void *p, int r)
+static void timed_run(void *p, int slot, int copy)
 {
     timed_ctx *t = (timed_ctx *)p;
-    t->fn(t->ctx, r, t->stream);
+    (void)copy;                            // the runs choose their own copies
+    t->fn(t->ctx, slot - 2, t->stream);    // timed run r has slot 2 + r
 }
 
 static double median_us(run_fn fn, void *ctx, cudaStream_t stream, int reps = REPS)
@@ -94,11 +95,14 @@ static double median_us(run_fn fn, void *ctx, cudaStream_t stream, int reps = RE
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<double> us(reps);
     timed_ctx t = { fn, ctx, stream };
-    streams_t on = {};
-    on.count = 1;
-    on.stream[0] = stream;
-    CUDA_CHECK(cudaGetDevice(&on.device[0]));
-    time_device_work(NULL, timed_run, &t, reps, us.data(), &on);
+    work_t w = {};
+    w.ctx = &t;
+    w.count = 1;
+    w.stream[0] = stream;
+    CUDA_CHECK(cudaGetDevice(&w.device[0]));
+    w.copies = 1;
+    w.run = timed_run;
+    timed_runs(&w, reps, us.data());
     std::sort(us.begin(), us.end());
     return us[reps / 2];
 }

@@ -242,6 +242,9 @@ typedef struct {
 /* The checked run, then (unless --check-only) a warm-up whose time sets the
  * automatic number of timed runs, then the timed runs (--reps of them). */
 void measure(const work_t *w, const options_t *opt, timing_t *t);
+/* The timed runs alone, for a caller that has warmed up itself (the bandwidth
+ * ceiling): run r's time in us[r]. */
+void timed_runs(const work_t *w, int reps, double *us);
 
 /* ---- check.c ------------------------------------------------------------- */
 /* What a result must be: within the bound of its order of additions (or, for

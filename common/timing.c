@@ -94,7 +94,7 @@ static void time_batch(const work_t *w, int first, int m, cudaEvent_t (*start)[B
 }
 
 /* Every timed run's time in us[0..reps). */
-static void timed_runs(const work_t *w, int reps, double *us)
+void timed_runs(const work_t *w, int reps, double *us)
 {
     static cudaEvent_t start[MAX_STREAMS][BATCH], stop[MAX_STREAMS][BATCH];
     on_exit_cleanly(gate_release);
