@@ -2,7 +2,8 @@
 #
 #   make clusters-programs   build only: build/clusters/clusters, clusters_wait,
 #                            clusters_pdl, clusters_async (float), the same in
-#                            build/exact/clusters/ (uint32)
+#                            build/exact/clusters/ (uint32), and build/clusters/latency
+#                            (the probes of bench/latency.cu)
 #
 # bench/clusters.cu is one program; -DMEET=... picks how clusters meet, and
 # -DASYNC_LOADS=1 loads through cg::memcpy_async. Cluster code needs sm_90:
@@ -29,12 +30,18 @@ $(BUILD)/exact/clusters/$(1): $(CLUSTERS_SRCS) $(EXACT_OBJS) $(HEADERS) $(BUILD)
 endef
 $(foreach p,$(CLUSTERS_NAMES),$(eval $(call CLUSTERS_RULE,$(p))))
 
+# The probes of a small sum, piece by piece (float only: they time, and check
+# only that the pieces which finish a sum finish it right).
+$(CLUSTERS_DIR)/latency: bench/latency.cu bench/latency_kernels.cuh bench/latency_launch.h $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+
 # The program built for compute capability 7.5 only (PTX, which a newer GPU
 # compiles when loading it): on any GPU it must refuse, clearly.
 $(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 
-clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT)
+clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency
 
 .PHONY: clusters-programs
