@@ -1,5 +1,10 @@
 # clusters.mk: the appendix on thread block clusters, included by the Makefile.
 #
+#   make clusters            (GPU) build, then measure (bench/clusters.py, about three
+#                            minutes on an H100): the pieces of a small sum
+#                            (results/<gpu>/latency.csv), the cluster programs beside
+#                            step 07, CUB and the floor (clusters.csv,
+#                            clusters_floor.csv), the tables (clusters.md)
 #   make clusters-programs   build only: build/clusters/clusters, clusters_wait,
 #                            clusters_pdl, clusters_async (float), the same in
 #                            build/exact/clusters/ (uint32), and build/clusters/latency
@@ -44,4 +49,7 @@ $(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
 
 clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency
 
-.PHONY: clusters-programs
+clusters: $(CLUSTERS_FLOAT) $(CLUSTERS_DIR)/latency step07 $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
+	python3 bench/clusters.py
+
+.PHONY: clusters clusters-programs
