@@ -185,8 +185,11 @@ int main(int argc, char **argv)
     open_device(&dev);
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev.id));
-    if (dev.cc_major < 9)
-        device_fail("the probes use thread block clusters, which need compute capability 9.0 or newer");
+    cudaFuncAttributes f;
+    CUDA_CHECK(cudaFuncGetAttributes(&f, (const void *)probe_kernels[0][0]));
+    if (dev.cc_major < 9 || f.ptxVersion < 90)
+        device_fail("the probes use thread block clusters, which need compute capability 9.0 or newer "
+                    "(the GPU, and the code this program was built for)");
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     probe_t p = {};
