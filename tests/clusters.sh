@@ -11,7 +11,8 @@
 #   cluster      every --cluster size, float and exact (a size this GPU does not
 #                run: exit 2, and a SKIP line)
 #   blocks       every --block from 32 to 1024, float and exact
-#   grids        several clusters where one would do, and more than fit at once
+#   grids        several clusters where one would do, and more than fit at once (which
+#                clusters_wait, whose clusters wait for each other, must refuse)
 #   large        n = 2^31+5, float and exact
 #   same-bits    the four programs, one launch shape: the same float sum
 #   determinism  22 runs, identical bits, float and exact; 1000 launches back to back
@@ -151,6 +152,10 @@ for kind in float exact; do
     done
     check "clusters/large/$kind: n = 2^31+5" --rows 1 --ok all -- $d/clusters --check-only --n 2^31+5
 done
+case " $same " in *" clusters_wait "*)                  # its clusters must all be on the GPU at once
+    refuses "clusters/grids/clusters_wait: more clusters than fit at once -> exit 3, one line" \
+        "cudaErrorCooperativeLaunchTooLarge" $F/clusters_wait --check-only --n 10^6+3 --cluster 2 --grid 8192 ;;
+esac
 
 # ---- the same bits, whatever the way of meeting or loading -----------------------------------
 for p in $same; do
