@@ -95,7 +95,7 @@ static int asks_for_help(int argc, char **argv)
 
 static void print_cluster_help(void)
 {
-    printf("\nand, for this program:\n"
+    printf("\nThis program's own option:\n"
            "  --cluster K        blocks per thread block cluster: 1, 2, 4, 8 or 16 (16 where\n"
            "                     the GPU allows non-portable sizes). Default: one cluster if\n"
            "                     the largest this GPU runs holds the blocks n needs (one\n"
