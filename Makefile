@@ -133,7 +133,8 @@ exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
 
 # Targets of the course text, the exercise answers, the reliability tests,
 # Harris's seven kernels and the claims' programs live beside what they build.
--include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk tests/exact.mk
+-include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk tests/exact.mk \
+         bench/clusters.mk
 
 # ---- tests --------------------------------------------------------------------
 TB   := $(BUILD)/tests
@@ -363,6 +364,9 @@ help:
 	@echo "  make harris         (GPU) Harris's seven classic kernels beside steps 01-07, and racecheck"
 	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md)"
 	@echo "  make harris-kernels the seven kernels, in $(BUILD)/harris/ (float) and $(BUILD)/exact/harris/"
+	@echo "  make clusters       (GPU) thread block clusters: the pieces of a small sum, the cluster programs"
+	@echo "                      beside step 07, CUB and the floor (results/<gpu>/clusters.md)"
+	@echo "  make clusters-programs  the cluster programs and the probes, in $(BUILD)/clusters/"
 	@echo "The course text"
 	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
 	@echo "  make course         course/ only: the chapters as Markdown"

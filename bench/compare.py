@@ -12,7 +12,10 @@ program), then again with the input left in L2 (--warm), then once more at
 ceiling and, at every size, the floor: the read-only kernel for that n, cold and
 warm, and the empty kernel. The programs are the steps the Makefile
 lists, CUB's default sum and, where CCCL's newer headers were found at build
-time, CUB's gpu_to_gpu mode (a SKIP line says how to get it otherwise). It writes, in results/<gpu>/:
+time, CUB's gpu_to_gpu mode (a SKIP line says how to get it otherwise), and
+what a user would call instead, torch.sum and cupy.sum on a float32 CUDA
+array, where python3 can import them (bench/torch_sum.py times them the
+harness's way; one SKIP line names those it cannot). It writes, in results/<gpu>/:
     compare.csv       one row per program and size (the harness's CSV columns)
     compare-warm.csv  the same, with the input in L2 (--warm)
     floor.csv         the read-only kernel at each size (cold, warm), the empty kernel
@@ -22,10 +25,12 @@ time, CUB's gpu_to_gpu mode (a SKIP line says how to get it otherwise). It write
     bandwidth.svg, bars.svg   plots (needs gnuplot; see bench/plots.py)
 and prints the tables: median time, GB/s and % of peak, speedup over the
 previous step, CUB's time over each step's (above 1: faster than CUB), and
-determinism. Only the Python standard library is used.
+determinism. Only the Python standard library is used (bench/torch_sum.py
+needs NumPy, and the library it times).
 """
 import argparse
 import csv
+import importlib.util
 import io
 import os
 import re
@@ -36,6 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB = ("cub", "./build/bench/cub_sum")
 CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
+LIBS = {"torch.sum": "torch", "cupy.sum": "cupy"}     # rows of bench/torch_sum.py
 STEP00_CAP = 2 ** 28      # one atomic per element: about half a second per run there
 SMALL = 2 ** 22           # sizes up to this get more timed runs (their times are short)
 DETERMINISM_N = 2 ** 24
@@ -96,7 +102,21 @@ def programs():
     else:
         progress("SKIP cub_gpu_to_gpu: not built (CUB's gpu_to_gpu mode needs newer CCCL headers: "
                  "pip install nvidia-cuda-cccl, then make bench)")
+    missing = [name for name, lib in LIBS.items() if importlib.util.find_spec(lib) is None]
+    found += [(name, f"python3 bench/torch_sum.py --lib {lib}") for name, lib in LIBS.items() if name not in missing]
+    if missing:
+        progress(f"SKIP {', '.join(missing)}: python3 cannot import {' or '.join(LIBS[m] for m in missing)} "
+                 "(pip install torch, or cupy-cuda12x / cupy-cuda13x), so the comparison has no rows for "
+                 + ("it" if len(missing) == 1 else "them"))
     return found
+
+
+def peak_of(rows):
+    """The nominal peak bandwidth the harness's rows were measured against (0: not known)."""
+    for r in rows:
+        if r["step"] not in LIBS and float(r["pct_peak"]) > 0:
+            return float(r["gbps"]) / float(r["pct_peak"]) * 100
+    return 0.0
 
 
 def run_csv(cmd, what):
@@ -107,6 +127,8 @@ def run_csv(cmd, what):
     note = ""
     if p.returncode != 0:
         note = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+    elif p.stderr.startswith("SKIP "):                   # bench/torch_sum.py: the library would not start
+        note = p.stderr.strip().splitlines()[0]
     progress(f"  {what}: {len(rows)} rows in {time.time() - t0:.1f} s" + (f"  ({note})" if note else ""))
     return rows, note
 
@@ -143,7 +165,8 @@ def measure(sizes, out_dir_root):
             notes[name] = f"capped at {power_label(STEP00_CAP)}"
         small = [n for n in mine if n <= SMALL]
         large = [n for n in mine if n > SMALL]
-        for group, extra in ((small, ["--reps", "200"]), (large, [])):
+        peak = ["--peak-gbps", f"{peak_of(rows):.1f}"] if name in LIBS else []
+        for group, extra in ((small, ["--reps", "200"] + peak), (large, peak)):
             if group:
                 got, note = run_csv(prog.split() + ["--csv", "--n", ",".join(map(str, group))] + extra,
                                     f"n = {power_label(group[0])} .. {power_label(group[-1])}")
@@ -223,8 +246,7 @@ class Results:
                 self.programs.append(r["step"])
             self.by[(r["step"], int(r["n"]))] = r
         self.sizes = sorted({int(r["n"]) for r in self.rows})
-        gbps, pct = float(self.rows[-1]["gbps"]), float(self.rows[-1]["pct_peak"])
-        self.peak = gbps / pct * 100 if pct > 0 else 0.0
+        self.peak = peak_of(self.rows[::-1])
         self.read_ceiling = float(self.ceiling["read"]["gbps"]) if "read" in self.ceiling else 0.0
         # The floor: the read-only kernel at each n (cold or warm, as these rows), the empty kernel.
         fl = os.path.join(out_dir, "floor.csv")
@@ -257,7 +279,7 @@ class Results:
             return f"{100 * float(r['gbps']) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
         if what == "speedup":
             i = self.programs.index(prog)
-            if prog.startswith("cub") or i == 0:
+            if prog.startswith("cub") or prog in LIBS or i == 0:
                 return ""
             prev = self.time(self.programs[i - 1], n)
             return ratio(prev / t) + "x" if prev else "-"

@@ -14,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import peak_of  # noqa: E402
+
 SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
 
 
@@ -38,8 +41,7 @@ def draw(out_dir):
             programs.append(r["step"])
     sizes = sorted({int(r["n"]) for r in rows})
     gbps = {(r["step"], int(r["n"])): float(r["gbps"]) for r in rows}
-    pct = float(rows[-1]["pct_peak"])
-    peak = float(rows[-1]["gbps"]) / pct * 100 if pct > 0 else 0
+    peak = peak_of(rows[::-1])                   # the harness's rows', not torch.sum's or cupy.sum's
     ceiling_path = os.path.join(out_dir, "ceiling.csv")
     ceiling = 0.0
     if os.path.exists(ceiling_path):

@@ -111,6 +111,13 @@ def generate():
                 res.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub"), res.determinism("cub_gpu_to_gpu")]
         row += [o.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub") for o in others]
         lines.append("| " + " | ".join(row) + " |")
+    for name, who in (("torch.sum", "PyTorch"), ("cupy.sum", "CuPy")):     # where make compare timed them
+        if name in res.programs:
+            row = [name, f"what a {who} user would call, for comparison (`bench/torch_sum.py`)"]
+            row += [us(name, n) for n in SIZES] + [res.cell(name, SIZES[-1], "gbps"),
+                    res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
+            row += [o.cell(name, SIZES[0], "vs_cub") for o in others]
+            lines.append("| " + " | ".join(row) + " |")
     worst = [(short_device(r.device), against_cub(r)) for r in [res] + others]
     if all(w for _, w in worst):
         lines += ["", "Step 07 against CUB at every power of two from "

@@ -1,0 +1,55 @@
+# clusters.mk: the appendix on thread block clusters, included by the Makefile.
+#
+#   make clusters            (GPU) build, then measure (bench/clusters.py, about three
+#                            minutes on an H100): the pieces of a small sum
+#                            (results/<gpu>/latency.csv), the cluster programs beside
+#                            step 07, CUB and the floor (clusters.csv,
+#                            clusters_floor.csv), the tables (clusters.md)
+#   make clusters-programs   build only: build/clusters/clusters, clusters_wait,
+#                            clusters_pdl, clusters_async (float), the same in
+#                            build/exact/clusters/ (uint32), and build/clusters/latency
+#                            (the probes of bench/latency.cu)
+#
+# bench/clusters.cu is one program; -DMEET=... picks how clusters meet, and
+# -DASYNC_LOADS=1 loads through cg::memcpy_async. Cluster code needs sm_90:
+# built for an older GPU it compiles, and the program refuses to run with one
+# line (exit 3). clusters_sm75 is such a build, for tests/clusters.sh.
+
+CLUSTERS_DIR   := $(BUILD)/clusters
+CLUSTERS_NAMES := clusters clusters_wait clusters_pdl clusters_async
+flags_clusters       :=
+flags_clusters_wait  := -DMEET=MEET_WAIT
+flags_clusters_pdl   := -DMEET=MEET_LAUNCH
+flags_clusters_async := -DASYNC_LOADS=1
+CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_loads.cuh bench/clusters_host.h
+CLUSTERS_FLOAT := $(CLUSTERS_NAMES:%=$(CLUSTERS_DIR)/%)
+CLUSTERS_EXACT := $(CLUSTERS_NAMES:%=$(BUILD)/exact/clusters/%)
+
+define CLUSTERS_RULE
+$(CLUSTERS_DIR)/$(1): $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) $(GENCODE) -o $$@ $$< $(FLOAT_OBJS) $(LDLIBS)
+$(BUILD)/exact/clusters/$(1): $(CLUSTERS_SRCS) $(EXACT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(1)) -DREDUCE_EXACT $(GENCODE) -o $$@ $$< $(EXACT_OBJS) $(LDLIBS)
+endef
+$(foreach p,$(CLUSTERS_NAMES),$(eval $(call CLUSTERS_RULE,$(p))))
+
+# The probes of a small sum, piece by piece (float only: they time, and check
+# only that the pieces which finish a sum finish it right).
+$(CLUSTERS_DIR)/latency: bench/latency.cu bench/latency_kernels.cuh bench/latency_launch.h $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+
+# The program built for compute capability 7.5 only (PTX, which a newer GPU
+# compiles when loading it): on any GPU it must refuse, clearly.
+$(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+
+clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency
+
+clusters: $(CLUSTERS_FLOAT) $(CLUSTERS_DIR)/latency step07 $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
+	python3 bench/clusters.py
+
+.PHONY: clusters clusters-programs

@@ -1,0 +1,95 @@
+/* latency_launch.h: the kernels of bench/latency.cu's probes, by block size
+ * and piece, and launch(): one run of a probe, as bench/clusters.cu would
+ * launch it (cluster dimension, cooperative attribute, a second kernel placed
+ * early by programmatic dependent launch). Included once, by latency.cu,
+ * after probe_def and launch_kind.
+ */
+// ---- the kernels, by block size and piece --------------------------------------------
+typedef void (*probe_fn)(const float *, size_t, probe_t);
+typedef void (*program_fn)(const float *, size_t, meet_t, float *);
+typedef void (*second_fn)(const float *, unsigned, float *);
+#define PIECES(B) { probe_kernel<B, P_READ>, probe_kernel<B, P_WRITE>, probe_kernel<B, P_BLOCK>, \
+    probe_kernel<B, P_EARLY>, probe_kernel<B, P_TICKET>, probe_kernel<B, P_FENCE>,             \
+    probe_kernel<B, P_LAST>, probe_kernel<B, P_ACQ_REL>, probe_kernel<B, P_FLAG>,              \
+    probe_kernel<B, P_GRID>, probe_kernel<B, C_SYNC>, probe_kernel<B, C_PULL>,                 \
+    probe_kernel<B, C_GRID> }
+static const probe_fn probe_kernels[3][13] = { PIECES(256), PIECES(512), PIECES(1024) };
+#define MEETS(B) { cluster_sum_kernel<B, MEET_TICKET>, cluster_sum_kernel<B, MEET_WAIT>, \
+                   cluster_sum_kernel<B, MEET_LAUNCH> }
+static const program_fn program_kernels[3][3] = { MEETS(256), MEETS(512), MEETS(1024) };
+static const second_fn second_kernels[3] = { partials_kernel<256>, partials_kernel<512>,
+                                             partials_kernel<1024> };
+static const int BLOCKS[3] = { 256, 512, 1024 };
+
+// ---- one probe's launch ----------------------------------------------------------------
+typedef struct {
+    const probe_def *d;
+    int b;                      // index into BLOCKS
+    int k;                      // cluster size (1 for plain probes)
+    size_t n, grid;
+    probe_t p;
+    const float *in;            // copy 0 of the input
+    size_t stride;              // floats between copies
+    int copies;
+    cudaStream_t stream;
+} run_t;
+
+static const void *kernel_of(const run_t *r)
+{
+    return r->d->launch == PROGRAM ? (const void *)program_kernels[r->b][r->d->piece]
+                                   : (const void *)probe_kernels[r->b][r->d->piece];
+}
+
+// Queues one run on copy `copy`; returns the launch's error (a refusal).
+static cudaError_t launch(const run_t *r, int copy)
+{
+    const float *in = r->in + (size_t)copy * r->stride;
+    int launch = r->d->launch, clusters = (int)(r->grid / r->k);
+    if (launch == EMPTY) {
+        empty_kernel<<<1, 32, 0, r->stream>>>();
+        return cudaGetLastError();
+    }
+    cudaLaunchAttribute attr[2] = {};
+    unsigned count = 0;
+    if (launch == CLUSTER || launch == CLUSTER_COOP || launch == PROGRAM) {
+        attr[count].id = cudaLaunchAttributeClusterDimension;
+        attr[count].val.clusterDim.x = (unsigned)r->k;
+        attr[count].val.clusterDim.y = attr[count].val.clusterDim.z = 1;
+        count++;
+    }
+    if (launch == COOP || launch == CLUSTER_COOP || (launch == PROGRAM && r->d->piece == MEET_WAIT && clusters > 1)) {
+        attr[count].id = cudaLaunchAttributeCooperative;
+        attr[count].val.cooperative = 1;
+        count++;
+    }
+    cudaLaunchConfig_t config = { dim3((unsigned)r->grid), dim3((unsigned)BLOCKS[r->b]), 0, r->stream, attr, count };
+    cudaError_t e;
+    if (launch == PROGRAM) {
+        meet_t m = { r->p.words, r->p.done, r->p.totals };
+        e = cudaLaunchKernelEx(&config, program_kernels[r->b][r->d->piece], in, r->n, m, r->p.out);
+    } else {
+        e = cudaLaunchKernelEx(&config, probe_kernels[r->b][r->d->piece], in, r->n, r->p);
+    }
+    int second = launch == TWO || launch == TWO_PDL || (launch == PROGRAM && r->d->piece == MEET_LAUNCH && clusters > 1);
+    if (e != cudaSuccess || !second)
+        return e;
+    cudaLaunchAttribute early = {};
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t next = { dim3(1), dim3((unsigned)BLOCKS[r->b]), 0, r->stream, &early, launch == TWO ? 0u : 1u };
+    return cudaLaunchKernelEx(&next, second_kernels[r->b], (const float *)r->p.totals, (unsigned)clusters, r->p.out);
+}
+
+static void timed_run(void *ctx, int i)
+{
+    const run_t *r = (const run_t *)ctx;
+    CUDA_CHECK(launch(r, (i + 1) % r->copies));
+}
+
+static void poison(void *ctx, int i)           // as the harness poisons a step's scratch
+{
+    const run_t *r = (const run_t *)ctx;
+    (void)i;
+    CUDA_CHECK(cudaMemsetAsync(r->p.totals, POISON, r->grid * sizeof(float), r->stream));
+}
+

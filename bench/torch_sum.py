@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""torch_sum.py: what a user would call instead of writing a reduction:
+torch.sum and cupy.sum on a float32 CUDA array, timed as the harness times a step.
+
+    python3 bench/torch_sum.py --lib torch --csv --n 1024,1048576 [--reps 200] [--warm]
+    python3 bench/torch_sum.py --lib cupy --csv --n 2^28
+    (make compare runs it for each library that python3 can import)
+
+The same input as the harness's (element i for seed s is common/data.c's
+hash, k / 2^23 with k in [-2^23, 2^23)), drawn on the CPU with NumPy and
+copied to the GPU; the same timing: a checked run and a warm-up on copy 0,
+then --reps runs, each between two CUDA events, each reading the next of
+min(ceil(3 L2 / bytes), reps) copies of the input (one with --warm), queued
+in batches of 16 behind a kernel that spins until the batch is queued (a
+batch whose runs did not follow each other on the GPU is timed again with a
+longer spin); the median and the least. The exact sum is the float64 sum of
+the input on the GPU (exact: every partial sum is a multiple of 2^-23 below
+2^28, within float64's 53 bits), the bound the harness's for an unknown
+order. One CSV row per size, in the harness's columns, step "torch.sum" or
+"cupy.sum". If the library, or NumPy, cannot be imported: one SKIP line on
+stderr, no rows, exit 0.
+"""
+import argparse
+import importlib
+import math
+import re
+import sys
+import time
+
+HEADER = ("step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,gbps,pct_peak,"
+          "sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,replica,gpus,depth")
+BATCH = 16
+M64 = (1 << 64) - 1
+GOLDEN = 0x9e3779b97f4a7c15
+
+
+def parse_n(text):
+    """1000, 2^24, 10^6+3 (the forms compare.py passes, and a few more)."""
+    if not re.fullmatch(r"[0-9^+*]+", text):
+        raise ValueError(text)
+    return int(eval(text.replace("^", "**"), {"__builtins__": {}}))
+
+
+def draw(seed, first, count, np):
+    """Elements [first, first + count) of the harness's float input for seed:
+    common/data.c's SplitMix64 finaliser over a Weyl sequence, in uint64
+    arithmetic that wraps as C's does."""
+    z = (seed + GOLDEN) & M64
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    h = np.arange(first, first + count, dtype=np.uint64)
+    h *= np.uint64(GOLDEN)
+    h += np.uint64(z ^ (z >> 31))                  # the seed's key
+    h ^= h >> np.uint64(30)
+    h *= np.uint64(0xbf58476d1ce4e5b9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94d049bb133111eb)
+    h ^= h >> np.uint64(31)
+    k = (h >> np.uint64(40)).astype(np.int32) - (1 << 23)
+    return k.astype(np.float32) * np.float32(2.0 ** -23)   # exact: |k| <= 2^23
+
+
+class Lib:
+    """The few things each library is asked for."""
+
+    def __init__(self, name):
+        self.name = name
+        self.m = importlib.import_module(name)
+        if name == "torch":
+            t = self.m
+            self.props = t.cuda.get_device_properties(0)
+            self.device = t.cuda.get_device_name(0)
+            self.l2 = getattr(self.props, "L2_cache_size", 64 << 20)
+            self.version = t.__version__
+        else:
+            rt = self.m.cuda.runtime
+            p = rt.getDeviceProperties(0)
+            self.device = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
+            self.l2 = p.get("l2CacheSize", 64 << 20)
+            self.version = self.m.__version__
+            self.spin_kernel = self.m.RawKernel(
+                'extern "C" __global__ void spin(long long cycles)'
+                "{ long long t = clock64(); while (clock64() - t < cycles) { } }", "spin")
+
+    def upload(self, host):
+        if self.name == "torch":
+            return self.m.from_numpy(host).cuda()
+        return self.m.asarray(host)
+
+    def empty(self, n):
+        t = self.m
+        return t.empty(n, dtype=t.float32, device="cuda") if self.name == "torch" else t.empty(n, dtype=t.float32)
+
+    def sum(self, x):
+        return self.m.sum(x)
+
+    def exact(self, x):
+        """The float64 sum of x and of |x|: exact for the harness's inputs."""
+        if self.name == "torch":
+            d = x.double()
+            return float(d.sum()), float(d.abs().sum())
+        d = x.astype(self.m.float64)
+        return float(d.sum()), float(self.m.abs(d).sum())
+
+    def event(self):
+        return self.m.cuda.Event(enable_timing=True) if self.name == "torch" else self.m.cuda.Event()
+
+    def elapsed_us(self, a, b):
+        return 1e3 * (a.elapsed_time(b) if self.name == "torch" else self.m.cuda.get_elapsed_time(a, b))
+
+    def spin(self, cycles):
+        if self.name == "torch":
+            self.m.cuda._sleep(int(cycles))
+        else:
+            self.spin_kernel((1,), (1,), (self.m.int64(int(cycles)),))
+
+    def sync(self):
+        (self.m.cuda.synchronize if self.name == "torch" else self.m.cuda.Device(0).synchronize)()
+
+
+def cycles_per_us(lib):
+    a, b = lib.event(), lib.event()
+    a.record()
+    lib.spin(2e6)
+    b.record()
+    lib.sync()
+    return 2e6 / lib.elapsed_us(a, b)
+
+
+def timed(lib, xs, reps, rate):
+    """reps runs' device times (µs) and results, the runs queued behind a spin."""
+    us, results, gate_us = [], [], 2000.0
+    r = 0
+    while r < reps:
+        m = min(BATCH, reps - r)
+        start, stop = [lib.event() for _ in range(m)], [lib.event() for _ in range(m)]
+        gate_end = lib.event()
+        lib.spin(gate_us * rate)
+        gate_end.record()
+        got = []
+        for j in range(m):
+            start[j].record()
+            got.append(lib.sum(xs[(r + j + 1) % len(xs)]))
+            stop[j].record()
+        lib.sync()
+        t = [lib.elapsed_us(start[j], stop[j]) for j in range(m)]
+        if lib.elapsed_us(gate_end, stop[-1]) > 1.5 * sum(t) + 50 and gate_us < 1e5:
+            gate_us *= 4                       # the host fell behind the GPU: again, longer
+            continue
+        us += t
+        results += [float(g) for g in got]
+        r += m
+    return us, results
+
+
+def ulp_order(f, struct):
+    i = struct.unpack("<i", struct.pack("<f", f))[0]
+    return -(1 << 31) - i if i < 0 else i
+
+
+def row(lib, n, seed, reps, warm, peak, base):
+    import struct
+    x0 = base[:n]
+    copies = 1 if warm else min(math.ceil(3 * lib.l2 / (4 * n)), reps)
+    xs = [x0] + [x0.clone() if lib.name == "torch" else x0.copy() for _ in range(copies - 1)]
+    ref, abs_sum = lib.exact(x0)
+    first = [float(lib.sum(x0)) for _ in range(2)]          # the checked run and the warm-up
+    us, results = timed(lib, xs, reps, cycles_per_us(lib))
+    results = first + results
+    depth = n + 2                                            # an unknown order: the worst
+    u = 2.0 ** -24
+    bound = math.expm1(10 * math.sqrt(depth) * u + depth * u * u / (1 - u)) * abs_sum
+    error = max(abs(s - ref) if math.isfinite(s) else math.inf for s in results)
+    ok = error <= bound
+    bits = sorted({struct.pack("<f", s) for s in results})
+    spread = max(results) - min(results)
+    spread_ulp = abs(ulp_order(max(results), struct) - ulp_order(min(results), struct)) if spread == spread else math.inf
+    us.sort()
+    median = us[reps // 2] if reps % 2 else 0.5 * (us[reps // 2 - 1] + us[reps // 2])
+    gbps = 4 * n / (median * 1e-6) / 1e9
+    tech = f"{lib.name}.sum on a float32 CUDA array ({lib.name} {lib.version})"
+    return (f'{lib.name}.sum,"{tech}",float,"{lib.device}",{n},{4 * n},{seed},0,0,{reps},{len(results)},'
+            f"{median:.3f},{us[0]:.3f},{gbps:.1f},{100 * gbps / peak if peak else 0:.2f},{results[0]:.9g},"
+            f"{ref:.17g},{error:.3g},{bound:.3g},{'OK' if ok else 'WRONG'},no,{len(bits)},{spread_ulp:.0f},"
+            f"{'warm' if warm else 'cold'},-,1,{depth}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="torch.sum or cupy.sum, timed as the harness times a step")
+    ap.add_argument("--lib", choices=["torch", "cupy"], required=True)
+    ap.add_argument("--n", default="2^28")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warm", action="store_true")
+    ap.add_argument("--csv", action="store_true", help="(always CSV; accepted as the harness's programs do)")
+    ap.add_argument("--peak-gbps", type=float, default=0.0, help="nominal peak, for pct_peak")
+    a = ap.parse_args()
+    sizes = [parse_n(t) for t in a.n.split(",")]
+    try:
+        np = importlib.import_module("numpy")
+        lib = Lib(a.lib)
+    except Exception as e:                                   # not installed, or no GPU for it
+        print(f"SKIP {a.lib}.sum: python3 cannot use {a.lib} here ({type(e).__name__}: {e})"[:300],
+              file=sys.stderr)
+        return 0
+    big = max(sizes)
+    base = lib.empty(big)
+    step = 1 << 22
+    for first in range(0, big, step):                        # drawn in slices, copied as they come
+        base[first:first + min(step, big - first)] = lib.upload(draw(a.seed, first, min(step, big - first), np))
+    print(HEADER)
+    for n in sizes:
+        print(row(lib, n, a.seed, a.reps, a.warm, a.peak_gbps, base), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
