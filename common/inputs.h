@@ -1,0 +1,78 @@
+/* inputs.h: the arrays the course sums, drawn from a seed.
+ *
+ * Contents
+ *   1. distributions: their names and one-line descriptions (for --help)
+ *   2. element i of an array: as a float, or as the exact build's uint32
+ *   3. drawing a slice on every OpenMP thread, with its exact sum
+ *
+ * Every distribution is counter-based: element i is a function of the seed,
+ * i and n alone, so any slice can be drawn on its own, by any thread, for any
+ * number of GPUs, and every machine sees the same bits. The harness checks
+ * every step against the exact, correctly rounded sum (exact.h).
+ */
+#ifndef INPUTS_H
+#define INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exact.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- 1. distributions --------------------------------------------------------
+ * inputs.c says, above each one, how it is made and why its claims hold. */
+typedef enum {
+    DIST_UNIFORM,   /* k / 2^23, k random in [-2^23, 2^23): the default, the kindest */
+    DIST_WIDE,      /* random signs and exponents from the subnormals to 2^87 */
+    DIST_CANCEL,    /* pairs B, -B + ulp(B) half the array apart: condition number 2^24 to 2^25 */
+    DIST_TIES,      /* the exact sum lies halfway between two floats */
+    DIST_HUGE,      /* magnitudes in [2^126, 2^128): partial sums overflow */
+    DIST_COUNT
+} dist_t;
+
+typedef struct {
+    const char *name;   /* what --input takes: "uniform", "wide", ... */
+    const char *line;   /* one line for --help and the README */
+} dist_info_t;
+
+extern const dist_info_t dist_info[DIST_COUNT];
+
+/* The distribution called name, or -1 with a one-line reason in err (no
+ * trailing newline) that lists the names. */
+int dist_parse(const char *name, char *err, size_t errlen);
+
+/* For huge: 1 if the exact sum of this input is built to overflow float
+ * (seeds divisible by 4, n >= 2), 0 otherwise and for every other input. */
+int dist_overflows(dist_t d, uint64_t seed, size_t n);
+
+/* ---- 2. one element ------------------------------------------------------------
+ * Element i (i < n) of the array of n elements drawn from seed. uniform and
+ * wide do not depend on n; cancel, ties and huge do (they place partners
+ * n/2 apart). uniform gives the same values as the harness always has. */
+float dist_value(dist_t d, uint64_t seed, size_t i, size_t n);
+
+/* The exact build's element (an unsigned 32-bit integer, summed modulo
+ * 2^32): for uniform, the same random 32 bits as always; for the others,
+ * the bit pattern of dist_value. */
+uint32_t dist_bits(dist_t d, uint64_t seed, size_t i, size_t n);
+
+/* ---- 3. drawing a slice ---------------------------------------------------------
+ * Writes elements [first, first + count) of the n-element array into buf
+ * (buf[0] is element first) on every OpenMP thread and, if acc is not NULL,
+ * adds them to *acc while they are still in cache. Slices may come in any
+ * order and any sizes: the accumulator ends the same. */
+void dist_draw(dist_t d, uint64_t seed, size_t first, size_t count, size_t n, float *buf,
+               exact_sum_t *acc);
+
+/* The same for the exact build: buf gets dist_bits, and *sum (if not NULL)
+ * gains their sum modulo 2^32. */
+void dist_draw_bits(dist_t d, uint64_t seed, size_t first, size_t count, size_t n,
+                    uint32_t *buf, uint32_t *sum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
