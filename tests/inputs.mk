@@ -1,9 +1,11 @@
 # tests/inputs.mk: the input distributions, the exact sum and the user's
 # file (common/exact.c, exact_round.c, inputs.c, infile.c, npy.c), their
-# host tests; included by the Makefile.
+# host tests and the exact sum's speed; included by the Makefile.
 #
 #   make unit          builds these tests too (tests/run's group "inputs"
 #                      runs them: tests/inputs.sh)
+#   make exact-speed   build/bench/exact_speed: ns per element of the exact
+#                      sum beside a plain loop, and of drawing each input
 #
 # These modules are plain C11 with OpenMP: no CUDA needed to build or test them.
 INPUTS_SRCS      := $(addprefix common/,exact.c exact_round.c inputs.c infile.c npy.c)
@@ -27,3 +29,9 @@ $(BUILD)/tests/unit_inputs_san: $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(INPUTS_SAN) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
 unit: $(INPUTS_TESTS)
+
+$(BUILD)/bench/exact_speed: bench/exact_speed.c $(INPUTS_SRCS) $(INPUTS_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $< $(filter-out %/infile.c %/npy.c,$(INPUTS_SRCS)) -lm
+exact-speed: $(BUILD)/bench/exact_speed
+.PHONY: exact-speed
