@@ -1,0 +1,160 @@
+/* infile.c: the user's own array, from a raw float32 file or a .npy file
+ * (see inputs.h, section 4, for the API and the two formats).
+ *
+ * Contents
+ *   1. failing: one line naming the file
+ *   2. opening: raw or .npy (its header is npy.c's), every check
+ *   3. reading a slice
+ *
+ * Every check happens when the file is opened, so a bad file stops the
+ * program before any GPU work, with one line that says what is wrong.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "inputs.h"
+#include "npy.h"
+
+/* ---- 1. failing ---------------------------------------------------------------- */
+/* Writes "'PATH': <what>" into err, closes the file and returns INFILE_BAD. */
+static int bad(infile_t *f, char *err, size_t errlen, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "'%s': %s", f->path, what);
+    infile_close(f);
+    return INFILE_BAD;
+}
+
+/* ---- 2. opening ----------------------------------------------------------------- */
+/* Reads exactly len bytes at offset off; -1 on an error or an early end. */
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+    char *p = buf;
+    while (len > 0) {
+        size_t step = len < ((size_t)1 << 30) ? len : (size_t)1 << 30;
+        ssize_t r = pread(fd, p, step, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        len -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return 0;
+}
+
+static int little_endian_host(void)
+{
+    const uint32_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+/* A .npy file: its header, then the data's length against the shape. */
+static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, char *err, size_t errlen)
+{
+    uint32_t hlen = 0;
+    char why[300];
+    npy_header_t h;
+    if (npy_layout(b, size, &f->data_at, &hlen, why, sizeof why))
+        return bad(f, err, errlen, "%s", why);
+    char *hdr = malloc((size_t)hlen + 1);
+    if (!hdr) return bad(f, err, errlen, "out of memory for its .npy header");
+    int rc = read_at(f->fd, hdr, hlen, f->data_at);
+    hdr[rc ? 0 : hlen] = '\0';
+    if (rc) snprintf(why, sizeof why, "cannot read its .npy header");
+    else rc = npy_parse_header(hdr, &h, why, sizeof why) ||
+              npy_check_float32_1d(&h, why, sizeof why);
+    free(hdr);
+    if (rc) return bad(f, err, errlen, "%s", why);
+    f->data_at += hlen;
+    uint64_t n = h.shape[0], have = size - f->data_at;
+    if (n > have / 4)
+        return bad(f, err, errlen, ".npy data is truncated: the header says %llu floats "
+                   "(4 bytes each) but %llu bytes follow it", (unsigned long long)n,
+                   (unsigned long long)have);
+    if (have > 4 * n)
+        return bad(f, err, errlen, "%llu bytes follow the %llu floats its .npy header declares",
+                   (unsigned long long)(have - 4 * n), (unsigned long long)n);
+    f->n = (size_t)n;
+    f->bytes = 4 * n;
+    f->npy = 1;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    unsigned char b[NPY_PREFIX] = { 0 };
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    errno = 0;
+    f->fd = open(path, O_RDONLY);
+    if (f->fd < 0) return bad(f, err, errlen, "cannot open it: %s", strerror(errno));
+    if (fstat(f->fd, &st) != 0) return bad(f, err, errlen, "cannot read it: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode)) return bad(f, err, errlen, "is not a regular file");
+    uint64_t size = (uint64_t)st.st_size;
+    if (size == 0) return bad(f, err, errlen, "the file is empty: nothing to sum");
+    if (read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
+        return bad(f, err, errlen, "cannot read it: %s",
+                   errno ? strerror(errno) : "it ended early");
+    if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, err, errlen);
+    if (ends_with(path, ".npy"))
+        return bad(f, err, errlen, "the name ends in .npy but the file does not start with "
+                   "NumPy's magic string \\x93NUMPY");
+    if (size % 4)
+        return bad(f, err, errlen, "%llu bytes is not a whole number of floats: a raw file holds "
+                   "4-byte little-endian float32s", (unsigned long long)size);
+    f->n = (size_t)(size / 4);
+    f->bytes = size;
+    return 0;
+}
+
+/* ---- 3. reading a slice ------------------------------------------------------------ */
+int infile_read(const infile_t *f, size_t first, size_t count, float *buf, char *err,
+                size_t errlen)
+{
+    if (first > f->n || count > f->n - first) {
+        snprintf(err, errlen, "'%s': elements %zu to %zu asked for, but it holds %zu", f->path,
+                 first, first + count, f->n);
+        return INFILE_BAD;
+    }
+    errno = 0;
+    if (read_at(f->fd, buf, count * sizeof(float), f->data_at + (uint64_t)first * 4) != 0) {
+        snprintf(err, errlen, "'%s': cannot read it: %s", f->path,
+                 errno ? strerror(errno) : "it is shorter than when it was opened");
+        return INFILE_BAD;
+    }
+    if (!little_endian_host()) {
+        for (size_t j = 0; j < count; j++) {      /* the file is little-endian */
+            uint32_t u;
+            memcpy(&u, &buf[j], sizeof u);
+            u = (u >> 24) | (u >> 8 & 0xff00u) | (u << 8 & 0xff0000u) | (u << 24);
+            memcpy(&buf[j], &u, sizeof u);
+        }
+    }
+    return 0;
+}
+
+void infile_close(infile_t *f)
+{
+    if (f->fd >= 0) close(f->fd);
+    f->fd = -1;
+}

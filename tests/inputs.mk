@@ -1,0 +1,37 @@
+# tests/inputs.mk: the input distributions, the exact sum and the user's
+# file (common/exact.c, exact_round.c, inputs.c, infile.c, npy.c), their
+# host tests and the exact sum's speed; included by the Makefile.
+#
+#   make unit          builds these tests too (tests/run's group "inputs"
+#                      runs them: tests/inputs.sh)
+#   make exact-speed   build/bench/exact_speed: ns per element of the exact
+#                      sum beside a plain loop, and of drawing each input
+#
+# These modules are plain C11 with OpenMP: no CUDA needed to build or test them.
+INPUTS_SRCS      := $(addprefix common/,exact.c exact_round.c inputs.c infile.c npy.c)
+INPUTS_HDRS      := $(addprefix common/,exact.h inputs.h npy.h)
+INPUTS_TEST_SRCS := $(addprefix tests/,unit_inputs.c unit_claims.c unit_exact_sum.c unit_infile.c)
+INPUTS_DEPS      := $(INPUTS_SRCS) $(INPUTS_HDRS) $(INPUTS_TEST_SRCS) tests/unit_inputs.h
+INPUTS_SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+INPUTS_TESTS     := $(BUILD)/tests/unit_inputs $(BUILD)/tests/unit_inputs_mutant \
+                    $(BUILD)/tests/unit_inputs_san
+
+# The tests; the same with exact_round truncating instead of rounding to
+# nearest (a wrong reference: the tests must fail it); the same under
+# AddressSanitizer and UndefinedBehaviorSanitizer.
+$(BUILD)/tests/unit_inputs: $(INPUTS_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
+$(BUILD)/tests/unit_inputs_mutant: $(INPUTS_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -DEXACT_MUTANT_TRUNCATE -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
+$(BUILD)/tests/unit_inputs_san: $(INPUTS_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(INPUTS_SAN) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
+unit: $(INPUTS_TESTS)
+
+$(BUILD)/bench/exact_speed: bench/exact_speed.c $(INPUTS_SRCS) $(INPUTS_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $< $(filter-out %/infile.c %/npy.c,$(INPUTS_SRCS)) -lm
+exact-speed: $(BUILD)/bench/exact_speed
+.PHONY: exact-speed
