@@ -117,11 +117,15 @@ static void measure(run_t *r, int sms, int reps, double expected, const char *de
     for (int w = 0; w < 2; w++) CUDA_CHECK(launch(r, 0));
     sync_or_fail(r->stream, "in a probe's warm-up");
     std::vector<double> us(reps);
-    streams_t on = {};
-    on.count = 1;
-    on.stream[0] = r->stream;
-    CUDA_CHECK(cudaGetDevice(&on.device[0]));
-    time_device_work(r->d->launch == POISONED ? poison : NULL, timed_run, r, reps, us.data(), &on);
+    work_t w = {};
+    w.ctx = r;
+    w.count = 1;
+    w.stream[0] = r->stream;
+    CUDA_CHECK(cudaGetDevice(&w.device[0]));
+    w.copies = r->copies;
+    w.prepare = r->d->launch == POISONED ? poison : NULL;
+    w.run = timed_run;
+    timed_runs(&w, reps, us.data());
     std::sort(us.begin(), us.end());
     printf("%s,%d,%d,%zu,%zu,%.3f,%.3f,%d,%s,\"%s\"\n", r->d->name, block, r->k, r->grid, r->n,
            us[reps / 2], us[0], reps, check, device);
@@ -182,7 +186,8 @@ int main(int argc, char **argv)
         }
     }
     device_t dev;
-    open_device(&dev);
+    count_devices();
+    open_device_id(&dev, 0);
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev.id));
     cudaFuncAttributes f;

@@ -80,16 +80,17 @@ static cudaError_t launch(const run_t *r, int copy)
     return cudaLaunchKernelEx(&next, second_kernels[r->b], (const float *)r->p.totals, (unsigned)clusters, r->p.out);
 }
 
-static void timed_run(void *ctx, int i)
+static void timed_run(void *ctx, int slot, int copy)   // the driver's work_t.run
 {
     const run_t *r = (const run_t *)ctx;
-    CUDA_CHECK(launch(r, (i + 1) % r->copies));
+    (void)slot;
+    CUDA_CHECK(launch(r, copy));
 }
 
-static void poison(void *ctx, int i)           // as the harness poisons a step's scratch
+static void poison(void *ctx, int slot)        // as the harness poisons a step's scratch
 {
     const run_t *r = (const run_t *)ctx;
-    (void)i;
+    (void)slot;
     CUDA_CHECK(cudaMemsetAsync(r->p.totals, POISON, r->grid * sizeof(float), r->stream));
 }
 
