@@ -127,8 +127,9 @@ static size_t sums_size(const rank_t *R)
 }
 
 // Phase 1: the shard's total, in step 08's order on the shard.
-static void local(const elem_t *d_shard, const rank_t *R, cudaStream_t stream)
+static void local(const elem_t *d_shard, const rank_t *R, elem_t *d_out, cudaStream_t stream)
 {
+    (void)d_out;                              // the total comes in phase 3
     elem_t *sums = (elem_t *)R->sums;
     if (R->L.n == 0) {                        // an empty shard adds nothing
         CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(elem_t), stream));

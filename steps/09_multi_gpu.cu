@@ -133,8 +133,9 @@ static size_t sums_size(const rank_t *R)
 }
 
 // Phase 1: this shard's chunk sums, into this rank's slots.
-static void local(const elem_t *d_shard, const rank_t *R, cudaStream_t stream)
+static void local(const elem_t *d_shard, const rank_t *R, elem_t *d_out, cudaStream_t stream)
 {
+    (void)d_out;                              // the total comes in phase 3
     if (R->L.n == 0)
         return;                               // an empty shard (n smaller than the GPUs)
     elem_t *slots = (elem_t *)R->sums + R->rank * R->per_rank;

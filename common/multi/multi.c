@@ -90,7 +90,7 @@ static void run_phases(void *ctx, int slot, int copy)
             if (slot >= 2 && e && atoi(e) == c->R[i].rank) in = (const elem_t *)(uintptr_t)256;
 #endif
             CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
-            step->local(in, &c->R[i], c->work.stream[i]);
+            step->local(in, &c->R[i], c->d_slots[i] + slot, c->work.stream[i]);
         }
     step->collective(c->team, c->R, c->work.stream);
     for (int i = 0; i < local; i++) {

@@ -7,7 +7,9 @@
  * The step does the rest, and that is its lesson: it makes its NCCL
  * communicators (connect), and one run is its three phases on every local
  * rank: local (the shard's own work), collective (NCCL's, every local rank's
- * call in one group) and total (the result on every rank).
+ * call in one group) and total (the result on every rank). Every phase gets
+ * the rank's result slot, d_out: a step with nothing to combine on one GPU
+ * may finish there in its local phase.
  *
  *     int main(int argc, char **argv) { return run_multi(argc, argv, &step); }
  *
@@ -65,7 +67,7 @@ typedef struct {
     void (*connect)(const team_t *t);            /* a communicator for every local rank */
     void (*disconnect)(const team_t *t, int abort);   /* destroy them, or abort (on an error) */
     const char *(*comm_error)(const team_t *t);  /* NULL, or what went wrong in a communicator */
-    void (*local)(const elem_t *d_shard, const rank_t *R, cudaStream_t stream);
+    void (*local)(const elem_t *d_shard, const rank_t *R, elem_t *d_out, cudaStream_t stream);
     void (*collective)(const team_t *t, const rank_t *R, const cudaStream_t *stream);  /* R[0..t->local) */
     void (*total)(const rank_t *R, elem_t *d_out, cudaStream_t stream);
 } multi_step_t;
