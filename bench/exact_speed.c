@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/exact.h"
-#include "../common/inputs.h"
+#include "../common/inputs/exact.h"
+#include "../common/inputs/inputs.h"
 
 static double best_ns(double seconds, size_t n) { return seconds * 1e9 / (double)n; }
 

@@ -2,7 +2,7 @@
 """exact_oracle.py: a second, independent opinion on the exact sum.
 
 `build/tests/unit_inputs --dump DIR` writes arrays as raw float32 files and a
-manifest of what common/exact.c says about each: the rounded float's bits,
+manifest of what common/inputs/exact.c says about each: the rounded float's bits,
 the nearest double, the sum of magnitudes rounded up. This script works each
 one out again with Python's integers and fractions (standard library only):
 every float32 is an exact fraction (float.as_integer_ratio), their sum is an

@@ -1,5 +1,5 @@
 # tests/inputs.mk: the input distributions, the exact sum and the user's
-# file (common/exact.c, exact_round.c, inputs.c, infile.c, npy.c), their
+# file (common/inputs/: exact.c, exact_round.c, inputs.c, infile.c, npy.c), their
 # host tests and the exact sum's speed; included by the Makefile.
 #
 #   make unit          builds these tests too (tests/run's group "inputs"
@@ -8,8 +8,8 @@
 #                      sum beside a plain loop, and of drawing each input
 #
 # These modules are plain C11 with OpenMP: no CUDA needed to build or test them.
-INPUTS_SRCS      := $(addprefix common/,exact.c exact_round.c inputs.c infile.c npy.c)
-INPUTS_HDRS      := $(addprefix common/,exact.h inputs.h npy.h)
+INPUTS_SRCS      := $(addprefix common/inputs/,exact.c exact_round.c inputs.c infile.c npy.c)
+INPUTS_HDRS      := $(addprefix common/inputs/,exact.h inputs.h npy.h)
 INPUTS_TEST_SRCS := $(addprefix tests/,unit_inputs.c unit_claims.c unit_exact_sum.c unit_infile.c)
 INPUTS_DEPS      := $(INPUTS_SRCS) $(INPUTS_HDRS) $(INPUTS_TEST_SRCS) tests/unit_inputs.h
 INPUTS_SAN       := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -22,9 +22,15 @@ INPUTS_TESTS     := $(BUILD)/tests/unit_inputs $(BUILD)/tests/unit_inputs_mutant
 $(BUILD)/tests/unit_inputs: $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
-$(BUILD)/tests/unit_inputs_mutant: $(INPUTS_DEPS)
+# The mutant's exact_round.c is made by a sed script, which must change it.
+$(BUILD)/tests/mutant/exact_round.c: common/inputs/exact_round.c tests/mutants/exact_round_truncate.sed
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -DEXACT_MUTANT_TRUNCATE -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
+	sed -f tests/mutants/exact_round_truncate.sed $< > $@
+	@! cmp -s $@ $< || { echo "tests/mutants/exact_round_truncate.sed changes nothing" >&2; rm $@; exit 1; }
+$(BUILD)/tests/unit_inputs_mutant: $(INPUTS_DEPS) $(BUILD)/tests/mutant/exact_round.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -Icommon/inputs -o $@ $(INPUTS_TEST_SRCS) \
+	    $(filter-out %/exact_round.c,$(INPUTS_SRCS)) $(BUILD)/tests/mutant/exact_round.c -lm
 $(BUILD)/tests/unit_inputs_san: $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(INPUTS_SAN) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm

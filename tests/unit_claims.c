@@ -1,5 +1,5 @@
 /* unit_claims.c: what each distribution promises in --help, checked over
- * sizes and seeds (see common/inputs.c for why each should hold).
+ * sizes and seeds (see common/inputs/inputs.c for why each should hold).
  *
  * Contents
  *   1. cancel: the condition number lies in [2^24, 2^25] for n >= 2

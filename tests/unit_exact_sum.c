@@ -1,4 +1,4 @@
-/* unit_exact_sum.c: the exact sum (common/exact.c, exact_round.c) against
+/* unit_exact_sum.c: the exact sum (common/inputs/exact.c, exact_round.c) against
  * answers worked out by hand: IEEE's special cases one by one, ties both
  * ways, the edge of overflow, and accumulators merged in pieces.
  *

@@ -1,4 +1,4 @@
-/* unit_infile.c: the user's file (common/infile.c, npy.c). Every bad file
+/* unit_infile.c: the user's file (common/inputs/infile.c, npy.c). Every bad file
  * is written into the test's folder and must be refused with status 2 and
  * one line that names the file and the problem; good files, raw and .npy,
  * must give the same array and the same exact sum.

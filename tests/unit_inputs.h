@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../common/exact.h"
-#include "../common/inputs.h"
+#include "../common/inputs/exact.h"
+#include "../common/inputs/inputs.h"
 
 /* Prints "PASS inputs/NAME" or "FAIL inputs/NAME", NAME from fmt. */
 void check(int ok, const char *fmt, ...);
