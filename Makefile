@@ -38,10 +38,12 @@ endif
 # ---- the harness, built once per element type --------------------------------
 # The core (common/*.c), which every step links; steps on several GPUs also
 # link common/multi/ (below).
-HARNESS    := fail args data order report device input timing check harness
+HARNESS    := fail args bound order report device input timing check harness \
+              inputs/exact inputs/exact_round inputs/inputs inputs/infile inputs/npy
 FLOAT_OBJS := $(HARNESS:%=$(BUILD)/float/%.o)
 EXACT_OBJS := $(HARNESS:%=$(BUILD)/exact/%.o)
-HEADERS    := common/base.h common/harness.h common/parts.h
+HEADERS    := common/base.h common/harness.h common/parts.h common/inputs/exact.h common/inputs/inputs.h \
+              common/inputs/npy.h
 # What steps include: one_block.cuh (steps 05 to 07, and answers built on them),
 # fixed_order.cuh (steps 08, 09), exact_acc.cuh (step 10).
 STEP_HEADERS := $(wildcard steps/*.cuh)

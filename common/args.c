@@ -208,11 +208,12 @@ int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t er
  * The common ones, then those a program adds (add_options). Each takes its
  * value, or none, and sets its field of options_t; every mistake is one line
  * that names the option. */
-typedef enum { OPT_N, OPT_SEED, OPT_REPS, OPT_BLOCK, OPT_GRID, OPT_CSV, OPT_CHECK, OPT_WARM,
-               OPT_HELP, OPT_EXTRA } opt_id_t;
+typedef enum { OPT_N, OPT_SEED, OPT_INPUT, OPT_FILE, OPT_REPS, OPT_BLOCK, OPT_GRID, OPT_CSV,
+               OPT_CHECK, OPT_WARM, OPT_HELP, OPT_EXTRA } opt_id_t;
 
 static const struct { const char *name; opt_id_t id; int takes_value; } options[] = {
-    { "--n", OPT_N, 1 },         { "--seed", OPT_SEED, 1 }, { "--reps", OPT_REPS, 1 },
+    { "--n", OPT_N, 1 },         { "--seed", OPT_SEED, 1 }, { "--input", OPT_INPUT, 1 },
+    { "--input-file", OPT_FILE, 1 }, { "--reps", OPT_REPS, 1 },
     { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--csv", OPT_CSV, 0 },
     { "--check-only", OPT_CHECK, 0 }, { "--warm", OPT_WARM, 0 }, { "--help", OPT_HELP, 0 },
     { "-h", OPT_HELP, 0 },
@@ -255,6 +256,14 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
     switch (options[k].id) {
     case OPT_N: return parse_list(value, 1, opt->n, &opt->n_count, why, len);
     case OPT_SEED: return parse_list(value, 0, opt->seed, &opt->seed_count, why, len);
+    case OPT_INPUT:
+        rc = dist_parse(value, why, len);
+        opt->input = rc < 0 ? DIST_UNIFORM : (dist_t)rc;
+        return rc < 0 ? -1 : 0;
+    case OPT_FILE:
+        if (*value == '\0') return fail(why, len, "the value is empty");
+        opt->input_file = value;
+        return 0;
     case OPT_REPS:
         rc = parse_count(value, MAX_REPS, &v, why, len);
         opt->reps = (int)v;
@@ -317,6 +326,12 @@ int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
         fail(err, errlen, "--reps and --check-only do not go together (--check-only runs once, untimed)");
         return EXIT_USAGE;
     }
+    for (int k = OPT_N; opt->input_file && k <= OPT_INPUT; k++)
+        if (seen[k]) {
+            fail(err, errlen, "--%s and --input-file do not go together (the file is the input: its "
+                 "floats, all of them)", k == OPT_N ? "n" : k == OPT_SEED ? "seed" : "input");
+            return EXIT_USAGE;
+        }
     if (opt->n_count == 0) { opt->n[0] = DEFAULT_N; opt->n_count = 1; }
     if (opt->seed_count == 0) { opt->seed[0] = 1; opt->seed_count = 1; }
     return 0;
@@ -334,9 +349,15 @@ void print_help(FILE *f, const char *prog, const program_t *p)
         "                     1M, 2G (K, M, G are 2^10, 2^20, 2^30), 2^24, 1e8,\n"
         "                     3*2^30, 10^8+7. A list runs each size in turn.\n"
         "  --seed S[,S...]    input seed(s) (default 1); same seed, same input\n"
+        "  --input NAME       the array to sum (default uniform), drawn from the seed:\n",
+        p->name, p->technique, ELEM_NAME, prog, (size_t)DEFAULT_N);
+    for (int d = 0; d < DIST_COUNT; d++)
+        fprintf(f, "                     %-8s %s\n", dist_info[d].name, dist_info[d].line);
+    fprintf(f,
+        "  --input-file PATH  sum the floats in PATH instead: raw little-endian float32,\n"
+        "                     or a one-dimensional float32 .npy (the file sets n)\n"
         "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
-        "                     one run takes over 0.1 s); max %d\n",
-        p->name, p->technique, ELEM_NAME, prog, (size_t)DEFAULT_N, DEFAULT_REPS, MAX_REPS);
+        "                     one run takes over 0.1 s); max %d\n", DEFAULT_REPS, MAX_REPS);
     if (p->block_rule == BLOCK_POW2 && p->block_from_n)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default: the\n"
                    "                     step chooses from n, %d for small n)\n", p->default_block);

@@ -94,7 +94,7 @@ static void run_once(void *ctx, int slot, int copy)
 }
 
 /* The memory, the input and its copies, the poisoned result slots. */
-static void set_up(plan_t *p, size_t n, uint64_t seed, const device_t *dev, reference_t *ref)
+static void set_up(plan_t *p, size_t n, const source_t *src, const device_t *dev, reference_t *ref)
 {
     const step_t *step = p->step;
     cudaStream_t stream;
@@ -107,7 +107,7 @@ static void set_up(plan_t *p, size_t n, uint64_t seed, const device_t *dev, refe
     p->L.state = step->state_bytes ? device_alloc(step->state_bytes, "the step's state") : NULL;
 
     part_t whole = { p->d_in, 0, n, dev->id, stream };
-    fill_parts(seed, n, step->combine == COMBINE_FIXED_ORDER ? step->chunk : 0, &whole, 1, ref);
+    fill_parts(src, n, step->combine == COMBINE_FIXED_ORDER ? step->chunk : 0, &whole, 1, ref);
     for (int c = 1; c < p->work.copies; c++)
         CUDA_CHECK(cudaMemcpyAsync((char *)p->d_in + (size_t)c * p->stride, p->d_in, p->bytes,
                                    cudaMemcpyDeviceToDevice, stream));
@@ -146,14 +146,14 @@ static void check_state(const plan_t *p, result_t *res)
 }
 
 static int run_one(const step_t *step, const options_t *opt, const device_t *dev, size_t n,
-                   uint64_t seed)
+                   const source_t *src)
 {
     plan_t p;
     memset(&p, 0, sizeof p);
     p.step = step;
     plan_run(&p, opt, dev, n);
-    reference_t ref;
-    set_up(&p, n, seed, dev, &ref);
+    static reference_t ref;
+    set_up(&p, n, src, dev, &ref);
     timing_t t;
     measure(&p.work, opt, &t);
 
@@ -161,11 +161,12 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     if (!h) device_fail("out of host memory for the results");
     CUDA_CHECK(cudaMemcpy(h, p.d_slots, (size_t)t.runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
     result_t res = { .step = step->name, .technique = step->technique, .device = dev->name,
-                     .n = n, .seed = seed, .block = p.L.block, .grid = p.L.grid, .reps = t.reps,
+                     .input = src->file ? src->file->path : dist_info[src->dist].name,
+                     .n = n, .seed = src->seed, .block = p.L.block, .grid = p.L.grid, .reps = t.reps,
                      .runs = t.runs, .warm = opt->warm, .median_us = t.median_us,
                      .min_us = t.min_us, .peak_gbps = dev->peak_gbps };
     rule_t rule = { step->combine, step->chunk, step->deterministic };
-    check_runs(&rule, h, t.runs, &ref, seed, &res);
+    check_runs(&rule, h, t.runs, &ref, src->seed, &res);
     check_state(&p, &res);
     print_result(opt, &res);
     free(h);
@@ -192,6 +193,11 @@ int run_step(int argc, char **argv, const step_t *step)
         print_help(stdout, argv[0], &prog);
         return EXIT_OK;
     }
+    infile_t file;
+    if (open_input(&opt, &file, err, sizeof err)) {
+        fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+        return EXIT_USAGE;
+    }
     device_t dev;
     count_devices();
     open_device_id(&dev, 0);
@@ -199,9 +205,11 @@ int run_step(int argc, char **argv, const step_t *step)
     int worst = EXIT_OK;
     for (int i = 0; i < opt.n_count; i++)
         for (int s = 0; s < opt.seed_count; s++) {
-            int rc = run_one(step, &opt, &dev, opt.n[i], opt.seed[s]);
+            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
+            int rc = run_one(step, &opt, &dev, opt.n[i], &src);
             if (rc > worst) worst = rc;
         }
+    if (opt.input_file) infile_close(&file);
     CUDA_CHECK(cudaDeviceReset());     /* lets compute-sanitizer check for leaks */
     return worst;
 }

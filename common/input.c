@@ -1,8 +1,10 @@
-/* input.c: the input, drawn once on the CPU and copied to the GPUs that hold
- * it (fill_parts): the whole array to one GPU, or each shard to its own. On
- * the way it computes the reference and, for a step that fixes its order of
- * additions, the chunk sums of that order and so the CPU replica; and how
- * many copies of it the timed runs need (input_copies).
+/* input.c: the array a run sums, drawn once on the CPU (or read from the
+ * user's file) and copied to the GPUs that hold it (fill_parts): the whole
+ * array to one GPU, or each part to its own. On the way it computes the
+ * exact reference (inputs/exact.h) and, for a step that fixes its order of
+ * additions, the chunk sums of that order and so the CPU replica. Also: the
+ * user's file opened and checked (open_input), and how many copies of the
+ * input the timed runs need (input_copies).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,50 @@
 #include "parts.h"
 
 #define STAGE ((size_t)1 << 24)  /* elements drawn on the CPU per copy to the GPUs */
+
+int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
+{
+    if (!opt->input_file) return 0;
+    int rc = infile_open(file, opt->input_file, err, errlen);
+    if (rc) return rc;
+    if (file->n > MAX_N) {
+        snprintf(err, errlen, "'%s' holds %zu floats: more than the 2^40 the harness takes",
+                 opt->input_file, file->n);
+        infile_close(file);
+        return EXIT_USAGE;
+    }
+    opt->n[0] = file->n;
+    opt->n_count = 1;
+    opt->seed[0] = 0;                       /* no seed: the file is the input */
+    return 0;
+}
+
+/* Elements [s0, s0 + len) into buf, added to the reference. */
+static void draw(const source_t *src, size_t n, size_t s0, size_t len, elem_t *buf, reference_t *ref)
+{
+    if (src->file) {
+        char err[512];
+        if (infile_read(src->file, s0, len, (float *)buf, err, sizeof err)) {
+            fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+            exit_cleanly(EXIT_USAGE);
+        }
+#ifdef REDUCE_EXACT
+        uint32_t sum = 0;                    /* the floats' bits, summed modulo 2^32 */
+        for (size_t j = 0; j < len; j++) sum += buf[j];
+        ref->u_sum += sum;
+#else
+        exact_add_floats_parallel(&ref->exact, buf, len);
+#endif
+        return;
+    }
+#ifdef REDUCE_EXACT
+    uint32_t sum = 0;
+    dist_draw_bits(src->dist, src->seed, s0, len, n, buf, &sum);
+    ref->u_sum += sum;
+#else
+    dist_draw(src->dist, src->seed, s0, len, n, buf, &ref->exact);
+#endif
+}
 
 /* The part of [s0, s1) that falls in the part's elements, as an offset into
  * the stage and a length (0: none). */
@@ -24,7 +70,7 @@ static size_t overlap(const part_t *p, size_t s0, size_t s1, size_t *from)
 /* Draws elements [0, n) STAGE at a time (a whole number of chunks), copies
  * each stage's share to every part, and adds it to the reference. Every
  * GPU operation goes through the part's own stream (see harness.c). */
-void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int count,
+void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts, int count,
                 reference_t *ref)
 {
     size_t stage = min_size(n, chunk ? STAGE / chunk * chunk : STAGE);
@@ -33,9 +79,11 @@ void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int 
     if (chunk && !(h_sums = (elem_t *)malloc(div_up(n, chunk) * sizeof(elem_t))))
         device_fail("out of host memory for the CPU replica of the order");
     memset(ref, 0, sizeof *ref);
+    exact_init(&ref->exact);
+    ref->from_file = src->file != NULL;
     for (size_t s0 = 0; s0 < n; s0 += stage) {
         size_t len = min_size(stage, n - s0), from = 0;
-        draw_input(seed, s0, len, h_stage, ref);
+        draw(src, n, s0, len, h_stage, ref);
         for (int i = 0; i < count; i++) {
             size_t k = overlap(&parts[i], s0, s0 + len, &from);
             if (k == 0) continue;

@@ -4,8 +4,10 @@
  * The harness, file by file, in layers: a file uses only those above it.
  *   base.h     elem_t, exit codes, CUDA_CHECK, div_up: the bottom
  *   fail.c     failing clearly: one line, one exit, the hooks run before it
+ *   inputs/    the arrays (distributions drawn from a seed, the user's file)
+ *              and their exact sums, rounded once: plain C, no GPU, no harness
  *   args.c     options and their errors (no GPU needed)
- *   data.c     the input, the exact reference sum, the error bound
+ *   bound.c    the error bound of a float sum, distances in ulps
  *   order.c    step 08's order of additions, replayed on the CPU
  *   report.c   the report line, human and CSV
  *   device.c   the GPU: which one, what it can do
@@ -25,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "base.h"
+#include "inputs/inputs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +78,8 @@ typedef struct {
     int check_only;
     int warm;          /* let the input stay in L2 between timed runs */
     int help;
+    dist_t input;      /* --input: the distribution the array is drawn from */
+    const char *input_file;   /* --input-file: the user's array instead, or NULL */
 } options_t;
 
 /* Options a program adds to the common ones (step 09's --gpus): set() takes
@@ -100,35 +105,14 @@ int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t er
 
 void print_help(FILE *f, const char *prog, const program_t *p);
 
-/* ---- data.c -------------------------------------------------------------- */
-/* Element i of the input for a seed. Counter-based, so any slice of the input
- * can be drawn on its own, in parallel, and every run sees the same numbers.
- * Floats are k / 2^23 for a random integer k in [-2^23, 2^23): uniform in
- * [-1, 1). Exact-build elements are random 32-bit integers. */
-elem_t input_value(uint64_t seed, size_t i);
-
-/* The reference, accumulated exactly. Float inputs are integers k times 2^-23,
- * so their sum is (sum of k) times 2^-23 and a 64-bit integer holds the sum of
- * k exactly for any n up to MAX_N: the reference has no rounding error at all. */
-typedef struct {
-    int64_t k_sum;      /* float build: sum of k */
-    uint64_t k_abs;     /* float build: sum of |k| */
-    uint32_t u_sum;     /* exact build: sum modulo 2^32 */
-    int has_replica;    /* a COMBINE_FIXED_ORDER step: replica is set */
-    elem_t replica;     /* the step's order replayed on the CPU (order.c) */
-} reference_t;
-
-/* Writes elements [first, first + count) into buf and adds them to *ref. */
-void draw_input(uint64_t seed, size_t first, size_t count, elem_t *buf, reference_t *ref);
-double reference_sum(const reference_t *ref);        /* the sum, as a double */
-double reference_abs_sum(const reference_t *ref);    /* sum of |x| */
-
+/* ---- bound.c ------------------------------------------------------------- */
 /* The most additions any one element goes through on its way into the result,
  * for a step that combines partials as `combine` with this launch shape. */
 double summation_depth(combine_t combine, size_t n, int grid, int block);
 
-/* The error bound for a float result (see data.c for the derivation). */
-double error_bound(double depth, double abs_sum);
+/* The error bound for a float result (see bound.c for the derivation):
+ * probabilistic, or (rigorous) the classic worst case, for any input. */
+double error_bound(double depth, double abs_sum, int rigorous);
 
 /* Distance between two floats in units in the last place (0 if equal). */
 double ulp_distance(float a, float b);
@@ -147,6 +131,7 @@ typedef struct {
     const char *step;
     const char *technique;
     const char *device;
+    const char *input;        /* the distribution's name, or the user's file */
     size_t n;
     uint64_t seed;
     int block, grid;
@@ -158,9 +143,12 @@ typedef struct {
     double median_us, min_us; /* valid when reps > 0 */
     double peak_gbps;         /* nominal, from the device attributes */
     elem_t sum;               /* the result of the last run */
-    double reference;         /* float build: the exact sum; exact build: unused */
+    double reference;         /* float build: the exact sum, to the nearest double */
+    uint32_t reference_bits;  /* float build: the bits of the correctly rounded sum */
     uint32_t reference_u32;   /* exact build: the exact sum */
     double error, bound;      /* float build */
+    int overflow;             /* float build: the magnitudes reach float's range, so a
+                                 partial sum may overflow (inf or NaN accepted) */
     double depth;             /* additions an element goes through at most, as the bound counts them */
     int ok;                   /* every run correct */
     int declared_deterministic;
@@ -198,6 +186,28 @@ void open_device_id(device_t *d, int id);
 void print_header(const options_t *opt, const program_t *p, const device_t *d, const char *how);
 
 /* ---- input.c ------------------------------------------------------------- */
+/* Where the elements come from: drawn from a distribution and a seed, or
+ * read from the user's file. */
+typedef struct {
+    dist_t dist;
+    uint64_t seed;
+    const infile_t *file;     /* or NULL */
+} source_t;
+
+/* The reference: every element's exact sum (float build), or the sum modulo
+ * 2^32 (exact build); for a step that fixes its order, its CPU replica. */
+typedef struct {
+    exact_sum_t exact;  /* float build: inputs/exact.h reads it */
+    uint32_t u_sum;     /* exact build: sum modulo 2^32 */
+    int has_replica;    /* a COMBINE_FIXED_ORDER step: replica is set */
+    elem_t replica;     /* the step's order replayed on the CPU (order.c) */
+    int from_file;      /* the user's array: the bound may assume nothing of it */
+} reference_t;
+
+/* With --input-file, opens and checks the file and makes its n the only
+ * size: 0, or EXIT_USAGE with a reason in err. Without, does nothing. */
+int open_input(options_t *opt, infile_t *file, char *err, size_t errlen);
+
 /* Where the input goes: elements [first, first + count) of the array, to d on
  * the GPU `device`, through `stream`. */
 typedef struct {
@@ -206,9 +216,9 @@ typedef struct {
     int device;
     cudaStream_t stream;
 } part_t;
-/* Draws the input for seed, copies it to the parts, and computes the
+/* Draws (or reads) the input, copies it to the parts, and computes the
  * reference; with chunk > 0, also the CPU replica of step 08's order. */
-void fill_parts(uint64_t seed, size_t n, size_t chunk, const part_t *parts, int count,
+void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts, int count,
                 reference_t *ref);
 /* How many copies of an input of `bytes` the timed runs read in turn so
  * that each finds its copy out of an L2 of l2_bytes (1 with --warm). */

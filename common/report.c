@@ -77,12 +77,15 @@ void format_report(char *buf, size_t len, const result_t *r)
     snprintf(sum, sizeof sum, "sum %" PRIu32 " (exact %" PRIu32 ")", (uint32_t)r->sum,
              r->reference_u32);
 #else
-    snprintf(sum, sizeof sum, "sum %.9g (exact %.9g) err %.1e, bound %.1e", (double)r->sum,
-             r->reference, r->error, r->bound);
+    snprintf(sum, sizeof sum, "sum %.9g (exact %.9g) err %.1e, bound %.1e%s", (double)r->sum,
+             r->reference, r->error, r->bound,
+             r->overflow ? " (partial sums may overflow: inf or NaN accepted)" : "");
 #endif
+    char input[300] = "";
+    if (r->input && strcmp(r->input, "uniform") != 0) snprintf(input, sizeof input, ", %s", r->input);
     determinism_text(det, sizeof det, r);
-    snprintf(buf, len, "%s | %s | n %zu (%s)%s | %s | %s | %s | %s | %s", r->step, r->technique,
-             r->n, bytes, gpus, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
+    snprintf(buf, len, "%s | %s | n %zu (%s%s)%s | %s | %s | %s | %s | %s", r->step, r->technique,
+             r->n, bytes, input, gpus, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
 }
 
 void format_csv_header(char *buf, size_t len)
@@ -90,7 +93,7 @@ void format_csv_header(char *buf, size_t len)
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
              "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
-             "replica,gpus,depth");
+             "replica,gpus,depth,input,sum_hex,reference_hex,overflow");
 }
 
 /* Text fields are quoted, with inner quotes doubled (RFC 4180). */
@@ -109,15 +112,20 @@ static void csv_text(char *buf, size_t len, const char *s)
 
 void format_csv(char *buf, size_t len, const result_t *r)
 {
-    char tech[160], dev[160], sum[64], ref[64], err[32], bound[32];
+    char tech[160], dev[160], input[300], sum[64], ref[64], err[32], bound[32], hex[40];
     csv_text(tech, sizeof tech, r->technique);
     csv_text(dev, sizeof dev, r->device);
+    csv_text(input, sizeof input, r->input ? r->input : "uniform");
+    uint32_t sum_bits;
+    memcpy(&sum_bits, &r->sum, sizeof sum_bits);
 #ifdef REDUCE_EXACT
     snprintf(sum, sizeof sum, "%" PRIu32, (uint32_t)r->sum);
     snprintf(ref, sizeof ref, "%" PRIu32, r->reference_u32);
     snprintf(err, sizeof err, "%" PRIu32, (uint32_t)r->sum - r->reference_u32);
     snprintf(bound, sizeof bound, "0");
+    snprintf(hex, sizeof hex, "0x%08x,0x%08x,no", sum_bits, r->reference_u32);
 #else
+    snprintf(hex, sizeof hex, "0x%08x,0x%08x,%s", sum_bits, r->reference_bits, r->overflow ? "yes" : "no");
     snprintf(sum, sizeof sum, "%.9g", (double)r->sum);
     snprintf(ref, sizeof ref, "%.17g", r->reference);
     snprintf(err, sizeof err, "%.3g", r->error);
@@ -125,19 +133,20 @@ void format_csv(char *buf, size_t len, const result_t *r)
 #endif
     double gbps = result_gbps(r);
     snprintf(buf, len,
-             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s,%d,%.0f",
+             "%s,%s,%s,%s,%zu,%zu,%" PRIu64 ",%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%s,%s,%s,%s,%s,%s,%d,%.0f,%s,%s,%d,%.0f,"
+             "%s,%s",
              r->step, tech, ELEM_NAME, dev, r->n, r->n * sizeof(elem_t), r->seed, r->block,
              r->grid, r->reps, r->runs, r->median_us, r->min_us, gbps,
              r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0.0, sum, ref, err, bound,
              r->ok ? "OK" : "WRONG", r->declared_deterministic ? "yes" : "no", r->distinct,
              r->spread_ulp, r->warm ? "warm" : "cold",
              !r->replica_checked ? "-" : r->replica_equal ? "equal" : "differs",
-             r->gpus ? r->gpus : 1, r->depth);
+             r->gpus ? r->gpus : 1, r->depth, input, hex);
 }
 
 void print_result(const options_t *opt, const result_t *r)
 {
-    char line[1024];
+    char line[2048];
     if (opt->csv) format_csv(line, sizeof line, r);
     else format_report(line, sizeof line, r);
     printf("%s\n", line);

@@ -27,8 +27,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "replica: out of host memory for %zu elements\n", n);
         return EXIT_DEVICE;
     }
-    reference_t ref = { 0 };
-    draw_input(seed, 0, n, x, &ref);
+    dist_draw(DIST_UNIFORM, seed, 0, n, n, x, NULL);
     elem_t sum = order_sum(x, n, CHUNK);
     uint32_t bits;
     memcpy(&bits, &sum, sizeof bits);

@@ -90,6 +90,10 @@ double exact_abs_sum(const exact_sum_t *acc);
  * bits (any NaN matching NaN) and NaN if not. */
 double exact_error(const exact_sum_t *acc, float result);
 
+/* 1 if some term was an infinity or a NaN (the sum is then one of IEEE's
+ * special answers above), 0 if every term was finite. */
+int exact_special(const exact_sum_t *acc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -168,3 +168,8 @@ double exact_error(const exact_sum_t *acc, float result)
     exact_add_float(&diff, result);
     return digits_to_double(diff.sum, NEAREST_EVEN);
 }
+
+int exact_special(const exact_sum_t *acc)
+{
+    return acc->nans || acc->pos_infs || acc->neg_infs;
+}

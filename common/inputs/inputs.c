@@ -150,13 +150,11 @@ static inline uint32_t huge_bits(const plan_t *P, size_t i)
 
 /* ---- 3. the table, names, one element ------------------------------------------- */
 const dist_info_t dist_info[DIST_COUNT] = {
-    { "uniform", "k/2^23, k random in [-2^23, 2^23) (the default): the kindest input" },
-    { "wide", "random signs and exponents, subnormals up to 2^87: 2^40 of them stay finite" },
-    { "cancel", "pairs B and -B+ulp(B) n/2 apart: sum|x| / |sum x| in [2^24, 2^25] for n >= 2" },
-    { "ties",
-      "B, +-ulp(B)/2, pairs that cancel: the exact sum is halfway between two floats (n >= 2)" },
-    { "huge",
-      "magnitudes in [2^126, 2^128): partial sums overflow; the exact sum too if seed % 4 == 0" },
+    { "uniform", "k/2^23 for random k in [-2^23, 2^23): the kindest input" },
+    { "wide", "random signs and exponents, subnormals up to 2^87" },
+    { "cancel", "pairs B, -B+ulp(B): the sum is 2^24 to 2^25 times below sum|x|" },
+    { "ties", "the exact sum lies halfway between two floats (n >= 2)" },
+    { "huge", "|x| near 2^127: partial sums overflow; if seed % 4 = 0, the sum too" },
 };
 
 int dist_parse(const char *name, char *err, size_t errlen)

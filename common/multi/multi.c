@@ -149,7 +149,7 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
 }
 
 /* Every rank's stream and memory, and the input drawn into its shard. */
-static void set_up(multi_run_t *c, size_t n, uint64_t seed, reference_t *ref)
+static void set_up(multi_run_t *c, size_t n, const source_t *src, reference_t *ref)
 {
     const team_t *t = c->team;
     part_t parts[MAX_GPUS];
@@ -168,7 +168,7 @@ static void set_up(multi_run_t *c, size_t n, uint64_t seed, reference_t *ref)
         R->L.state = c->step->state_bytes ? device_alloc(c->step->state_bytes, "the step's state") : NULL;
         parts[i] = (part_t){ c->d_in[i], R->first, R->L.n, t->device[i], c->work.stream[i] };
     }
-    fill_parts(seed, n, c->step->combine == COMBINE_FIXED_ORDER ? c->step->chunk : 0, parts,
+    fill_parts(src, n, c->step->combine == COMBINE_FIXED_ORDER ? c->step->chunk : 0, parts,
                t->local, ref);
     for (int i = 0; i < t->local; i++) {
         cudaStream_t s = c->work.stream[i];
@@ -235,18 +235,20 @@ static void check_ranks(const multi_run_t *c, int runs, const reference_t *ref, 
 }
 
 static int multi_one(const multi_step_t *step, const options_t *opt, const team_t *team,
-                     const device_t *dev, size_t n, uint64_t seed)
+                     const device_t *dev, size_t n, const source_t *src)
 {
+    uint64_t seed = src->seed;
     static multi_run_t c;                  /* large: not on the stack */
     memset(&c, 0, sizeof c);
     c.step = step;
     c.team = team;
     plan_ranks(&c, opt, dev, n);
-    reference_t ref;
-    set_up(&c, n, seed, &ref);
+    static reference_t ref;
+    set_up(&c, n, src, &ref);
     timing_t t;
     measure(&c.work, opt, &t);
     result_t res = { .step = step->name, .technique = step->technique, .device = dev[0].name,
+                     .input = src->file ? src->file->path : dist_info[src->dist].name,
                      .n = n, .seed = seed, .block = c.R[0].L.block, .grid = c.R[0].L.grid,
                      .gpus = team->ranks, .reps = t.reps, .runs = t.runs, .warm = opt->warm,
                      .read_nothing = g_combine_only, .median_us = t.median_us, .min_us = t.min_us,
@@ -275,6 +277,11 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
         print_help(stdout, argv[0], &prog);
         return EXIT_OK;
     }
+    infile_t file;
+    if (open_input(&opt, &file, err, sizeof err)) {
+        fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+        return EXIT_USAGE;
+    }
     if (g_gpus && g_virtual) {
         fprintf(stderr, "%s: --gpus and --virtual-ranks do not go together (virtual ranks share "
                 "one GPU)\nTry '%s --help'.\n", g_step, argv[0]);
@@ -292,9 +299,11 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     int worst = EXIT_OK;
     for (int i = 0; i < opt.n_count; i++)
         for (int s = 0; s < opt.seed_count; s++) {
-            int rc = multi_one(step, &opt, &team, dev, opt.n[i], opt.seed[s]);
+            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
+            int rc = multi_one(step, &opt, &team, dev, opt.n[i], &src);
             if (rc > worst) worst = rc;
         }
+    if (opt.input_file) infile_close(&file);
     team_finish(&team);
     for (int i = 0; i < team.local; i++) {          /* lets compute-sanitizer check for leaks */
         CUDA_CHECK(cudaSetDevice(team.device[i]));
