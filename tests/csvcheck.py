@@ -22,6 +22,8 @@ def main():
     ap.add_argument("--want-rc", type=int, default=None)
     ap.add_argument("--same-sum", action="store_true",
                     help="rows of the same n and seed have the same sum, whatever block or grid")
+    ap.add_argument("--exact-bits", action="store_true",
+                    help="every row's sum has the bits of the correctly rounded sum (sum_hex = reference_hex)")
     ap.add_argument("--replica", choices=["equal"],
                     help="every row's result was the CPU replica of the order, bit for bit")
     a = ap.parse_args()
@@ -49,10 +51,15 @@ def main():
     if a.same_sum:
         sums = {}
         for r in rows:
-            sums.setdefault((r["n"], r["seed"]), set()).add(r["sum"])
-        split = [f"n={n} seed={s}: {sorted(v)}" for (n, s), v in sums.items() if len(v) > 1]
+            sums.setdefault((r["n"], r["seed"], r.get("input", "")), set()).add(r.get("sum_hex", r["sum"]))
+        split = [f"n={n} seed={s} {i}: {sorted(v)}" for (n, s, i), v in sums.items() if len(v) > 1]
         if split:
             problems.append("different sums for one input: " + "; ".join(split[:3]))
+    if a.exact_bits:
+        off = [r for r in rows if r.get("sum_hex") is None or r["sum_hex"] != r["reference_hex"]]
+        if off:
+            problems.append("not the correctly rounded sum at " + ", ".join(
+                f"{label(r)} {r.get('input', '')}: {r.get('sum_hex')} vs {r.get('reference_hex')}" for r in off[:5]))
     if a.replica:
         off = [r for r in rows if r.get("replica") != "equal"]
         if off:

@@ -8,6 +8,9 @@
 #   inputs/mutant       a reference that truncates instead of rounding to
 #                       nearest must fail both the checks and the oracle
 #   inputs/asan+ubsan   every check again under the sanitizers, none reporting
+#   inputs/cli/...      ./step03 --input-file on every kind of bad file: one
+#                       line naming the file and the problem, exit 2, before
+#                       any GPU is asked for, and no file written
 #
 # Prints one PASS or FAIL line per check; exits 1 if any failed. Files go to
 # a temporary folder, removed at the end.
@@ -53,5 +56,51 @@ if [ $rc -eq 0 ] && [ -z "$report" ]; then
     pass "asan+ubsan: all $(printf '%s\n' "$out" | grep -c '^PASS') checks pass, no report"
 else
     fail "asan+ubsan" "exit $rc: ${report:-no report}"
+fi
+# ---- the user's file, through a step --------------------------------------------
+# bad_file NAME REGEX: ./step03 on $tmp/files/NAME says REGEX in one line, exit 2.
+bad_file() {
+    local name=$1 regex=$2 out rc
+    out=$(./step03 --check-only --input-file "$tmp/files/$name" 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && printf '%s' "$out" | grep -Eq -- "$regex"; then
+        pass "cli/$name: exit 2, one line: $(printf '%s' "$out" | cut -c1-110)"
+    else
+        fail "cli/$name" "exit $rc, expected 2 and one line matching '$regex': $out"
+    fi
+}
+if [ -x ./step03 ]; then
+    f=$tmp/files
+    mkdir "$f"
+    : >"$f/empty.f32"
+    printf 'abcdefghij' >"$f/ten.f32"
+    npy() {    # npy FILE DICT DATA_BYTES: a version 1.0 .npy with that header
+        python3 - "$@" <<'PY'
+import struct, sys
+path, d, data = sys.argv[1], sys.argv[2], int(sys.argv[3])
+h = d + " " * ((64 - (10 + len(d) + 1) % 64) % 64) + "\n"
+open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + b"\0" * data)
+PY
+    }
+    npy "$f/f8.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }" 32
+    npy "$f/2d.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }" 16
+    npy "$f/short.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }" 8
+    head -c 12 "$f/f8.npy" >"$f/cut.npy"
+    printf 'not a numpy file' >"$f/plain.npy"
+    before=$(ls "$f" | sort)
+    bad_file empty.f32 "empty"
+    bad_file ten.f32 "10 bytes is not a whole number of floats"
+    bad_file f8.npy "'<f8'.*is not float32"
+    bad_file 2d.npy "not one-dimensional"
+    bad_file short.npy "truncated"
+    bad_file cut.npy "truncated .npy header|header"
+    bad_file plain.npy "npy"
+    if [ "$(ls "$f" | sort)" = "$before" ]; then
+        pass "cli/nothing written beside the files"
+    else
+        fail "cli/nothing written beside the files" "$(ls "$f")"
+    fi
+else
+    fail "cli" "./step03 is not built"
 fi
 exit $failed

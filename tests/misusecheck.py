@@ -37,6 +37,12 @@ VALUE_OPTIONS = {
     "--grid": 2**31 - 1,
 }
 FLAGS = ["--csv", "--check-only", "--warm", "--help"]
+# Options whose value is a name or a path: the kinds of misuse each must have a row for.
+NAMED = {
+    "--input": ["empty", "missing", "unknown name", "twice"],
+    "--input-file": ["empty", "missing", "no such file", "twice", "with --n", "with --seed",
+                     "with --input"],
+}
 KINDS = ["empty", "missing", "negative", "zero", "text", "too large", "past 2^64",
          "garbage", "twice"]
 
@@ -99,15 +105,40 @@ def kinds_of(argv):
         if argv.count(flag) > 1:
             found.add((flag, "twice"))
     names = [a.split("=")[0] for a in argv]
-    known = set(VALUE_OPTIONS) | set(FLAGS) | {"-h"}
+    found |= named_kinds(argv, names)
+    known = set(VALUE_OPTIONS) | set(FLAGS) | set(NAMED) | {"-h"}
     for i, a in enumerate(argv):
-        takes_value = i > 0 and argv[i - 1] in VALUE_OPTIONS
+        takes_value = i > 0 and argv[i - 1] in set(VALUE_OPTIONS) | set(NAMED)
         if a.startswith("-") and names[i] not in known and not takes_value:
             found.add(("any", "unknown option"))
         if not a.startswith("-") and not takes_value:
             found.add(("any", "stray argument"))
     if "--check-only" in argv and "--reps" in names:
         found.add(("any", "--check-only with --reps"))
+    return found
+
+
+def named_kinds(argv, names):
+    """(option, kind) pairs for the options that take a name or a path."""
+    found = set()
+    for opt in NAMED:
+        given = [i for i, a in enumerate(names) if a == opt]
+        if len(given) > 1:
+            found.add((opt, "twice"))
+        for i in given:
+            value = argv[i][len(opt) + 1:] if "=" in argv[i] else argv[i + 1] if i + 1 < len(argv) else None
+            if value is None or value.startswith("--"):
+                found.add((opt, "missing"))
+            elif value == "":
+                found.add((opt, "empty"))
+            elif opt == "--input":
+                found.add((opt, "unknown name"))
+            elif not Path(value).exists():
+                found.add((opt, "no such file"))
+    if "--input-file" in names:
+        for other in ("--n", "--seed", "--input"):
+            if other in names:
+                found.add(("--input-file", "with " + other))
     return found
 
 
@@ -175,6 +206,7 @@ def main():
                if (opt, kind) not in seen and not (opt == "--seed" and kind in ("zero", "too large"))]
     missing += [f"{flag} {kind}" for flag in FLAGS for kind in ("value", "twice")
                 if (flag, kind) not in seen]
+    missing += [f"{opt} {kind}" for opt, kinds in NAMED.items() for kind in kinds if (opt, kind) not in seen]
     missing += [kind for kind in ("unknown option", "stray argument", "--check-only with --reps",
                                   "no visible GPU") if ("any", kind) not in seen]
     for s, rule in steps.items():
