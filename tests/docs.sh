@@ -21,6 +21,8 @@
 #   docs/numbers        no measured number typed by hand in the chapters
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
+#   docs/step-count     every page's footer and the README's title give the
+#                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
 #                       the comparison's plots are generated, and the appendix on
 #                       Harris's kernels shows its tables, numbers and racecheck
@@ -178,6 +180,17 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
         pass "docs/build ($(ls build/docs/*.html | wc -l) pages)"
     fi
     check docs/links $CHECK links build/docs
+    # The footer of every page and the README's title count the steps there are.
+    count=$(ls steps/[0-9][0-9]_*.cu | wc -l)
+    word=$(python3 -c 'import sys; w = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(); n = int(sys.argv[1]); print(w[n] if n < len(w) else n)' "$count")
+    wrong=$(grep -L "a CUDA course in $word steps" build/docs/*.html build/docs/answers/*.html | tr '\n' ' ')
+    if [ -n "$wrong" ]; then
+        fail docs/step-count "these pages' footer does not say 'a CUDA course in $word steps': $wrong"
+    elif ! head -1 README.md | grep -q "in $word steps"; then
+        fail docs/step-count "README.md's title does not say 'in $word steps' ($count step files)"
+    else
+        pass "docs/step-count (footers and README: $word steps)"
+    fi
     if grep -q 'src="data:image/svg' build/docs/course.html && ! grep -q '<link rel="stylesheet"' build/docs/course.html; then
         pass docs/course-single-file
     else

@@ -95,7 +95,8 @@ Pages:
                          another Markdown file, without its level-1 title
   ::: web-only           left out of the one-page course
 
-Metadata, set by docs/docs.mk:
+Metadata, set by docs/docs.mk (the filter adds step-count, the number of
+steps in words, for the footer):
   chapter       the page being built: a chapter name, "index" or "course"
   chapters      every chapter name, in reading order
   results-dirs  the results/<gpu> directories that hold a compare.csv
@@ -1449,6 +1450,19 @@ local function href(name)
   return name .. ".html"
 end
 
+-- How many steps the course has, in words ("ten"), for the pages' footer:
+-- the chapters named NN_name, which are the step files (docs.mk).
+local number_words = { "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                       "eighteen", "nineteen", "twenty" }
+local function step_count()
+  local count = 0
+  for _, name in ipairs(cfg.chapters) do
+    if name:match("^%d%d_") then count = count + 1 end
+  end
+  return number_words[count] or tostring(count)
+end
+
 local function chapter_list()
   local items = {}
   for _, name in ipairs(cfg.chapters) do
@@ -1716,6 +1730,7 @@ function Pandoc(doc)
     m.next = link(cfg.chapters[1], chapter_meta(cfg.chapters[1]).title)
   end
   m["home-href"] = cfg.page == "course" and "#top" or "index.html"
+  m["step-count"] = step_count()
   if m.summary then m["summary-text"] = stringify(m.summary) end
   doc.meta = m
 
