@@ -33,6 +33,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB = ("cub", "./build/bench/cub_sum")
 CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
@@ -223,8 +226,7 @@ class Results:
                 self.programs.append(r["step"])
             self.by[(r["step"], int(r["n"]))] = r
         self.sizes = sorted({int(r["n"]) for r in self.rows})
-        gbps, pct = float(self.rows[-1]["gbps"]), float(self.rows[-1]["pct_peak"])
-        self.peak = gbps / pct * 100 if pct > 0 else 0.0
+        self.peak = nominal_peak(self.rows)
         self.read_ceiling = float(self.ceiling["read"]["gbps"]) if "read" in self.ceiling else 0.0
         # The floor: the read-only kernel at each n (cold or warm, as these rows), the empty kernel.
         fl = os.path.join(out_dir, "floor.csv")
@@ -250,11 +252,11 @@ class Results:
         if what == "time":
             return fmt_time(t)
         if what == "gbps":
-            return f"{float(r['gbps']):.0f}"
+            return gbps_text(gbps_of(r))
         if what == "pct":
             return f"{float(r['pct_peak']):.1f}%"
         if what == "achievable":
-            return f"{100 * float(r['gbps']) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
+            return f"{100 * gbps_of(r) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
         if what == "speedup":
             i = self.programs.index(prog)
             if prog.startswith("cub") or i == 0:
@@ -302,7 +304,7 @@ def table(res, what, sizes, markdown):
             row.append(res.determinism(prog))
         body.append(row)
     if what in ("time", "gbps") and res.floor:
-        cell = (lambda us, n: fmt_time(us)) if what == "time" else (lambda us, n: f"{4 * n / us / 1e3:.0f}")
+        cell = (lambda us, n: fmt_time(us)) if what == "time" else (lambda us, n: gbps_text(4 * n / us / 1e3))
         row = ["floor: read-only kernel"] + [cell(res.floor[n], n) if n in res.floor else "-" for n in sizes]
         body.append(row + ([""] if what == "time" else []))
         if what == "time" and res.empty:

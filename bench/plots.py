@@ -15,6 +15,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import gbps_of, nominal_peak  # noqa: E402
+
 SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
 
 
@@ -32,15 +35,15 @@ def draw(out_dir):
     if shutil.which("gnuplot") is None:
         return ("plots: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
                 f"python3 bench/plots.py {out_dir}")
-    rows = [r for r in read(os.path.join(out_dir, "compare.csv")) if r["status"] == "OK"]
+    every = read(os.path.join(out_dir, "compare.csv"))
+    rows = [r for r in every if r["status"] == "OK"]
     programs = []
     for r in rows:
         if r["step"] not in programs:
             programs.append(r["step"])
     sizes = sorted({int(r["n"]) for r in rows})
-    gbps = {(r["step"], int(r["n"])): float(r["gbps"]) for r in rows}
-    pct = float(rows[-1]["pct_peak"])
-    peak = float(rows[-1]["gbps"]) / pct * 100 if pct > 0 else 0
+    gbps = {(r["step"], int(r["n"])): gbps_of(r) for r in rows}
+    peak = nominal_peak(every)
     ceiling_path = os.path.join(out_dir, "ceiling.csv")
     ceiling = 0.0
     if os.path.exists(ceiling_path):

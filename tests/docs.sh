@@ -19,6 +19,8 @@
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly
 #   docs/numbers        no measured number typed by hand in the chapters
+#   docs/peaks          each GPU has one nominal peak on every page and in
+#                       every results file
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
 #   docs/step-count     every page's footer and the README's title give the
@@ -70,6 +72,9 @@ else
     skip docs/answers "there is no answers/ directory in this tree yet"
 fi
 check docs/numbers $CHECK numbers $CHAPTERS
+# One nominal peak per GPU, on every page and in every results file (the
+# programs' own output, harris_racecheck.txt, included).
+check docs/peaks $CHECK peaks course/*.md README.md results/*.md $(ls results/*/*.md results/*/*.txt 2>/dev/null)
 check docs/exercises $CHECK exercises $CHAPTERS
 
 # course/: fresh against its sources, and every link in it leads somewhere.
@@ -109,6 +114,13 @@ if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tm
     fail docs/self-test/numbers "a table row and a sentence with hand-typed numbers were not both caught"
 else
     pass docs/self-test/numbers
+fi
+device=$(python3 -c 'import csv, glob; print(next(csv.DictReader(open(sorted(glob.glob("results/*/compare.csv"))[0])))["device"])' 2>/dev/null)
+printf '%s, nominal peak 3352 GB/s.\n\n%s: 132 SMs, nominal peak 3353 GB/s.\n' "$device" "$device" >"$tmp/peaks.md"
+if [ -z "$device" ] || $CHECK peaks "$tmp/peaks.md" >/dev/null 2>&1; then
+    fail docs/self-test/peaks "two nominal peaks for ${device:-(no GPU in results/)} were not caught"
+else
+    pass docs/self-test/peaks
 fi
 printf '```{.cpp include="steps/00_naive.cu" snippet="no_such_marker"}\n```\n' >"$tmp/ref.md"
 if $CHECK refs "$tmp/ref.md" >/dev/null 2>&1; then

@@ -9,6 +9,8 @@
                                        resolves, anchors as GitHub makes them,
                                        and nothing of the chapter templates is left
     docs_check.py numbers FILE.md...   no measured number typed by hand
+    docs_check.py peaks FILE...        each GPU has one nominal peak, whichever
+                                       page or results file gives it
     docs_check.py links DIR            every link and image in DIR/*.html resolves
 
 Each prints one line per problem on stdout and exits 1 if there was any, 0 if
@@ -279,6 +281,41 @@ def check_numbers(files):
     return problems, f"{lines} lines of prose"
 
 
+# ---- peaks --------------------------------------------------------------------
+PEAK = re.compile(r"nominal(?: peak)? ([\d.,]+) ?GB/s")
+
+
+def check_peaks(files):
+    """Every "nominal peak N GB/s" in FILES names, for each GPU, one N. The
+    GPU is the last name of one (from every results/<gpu>/compare.csv, and
+    the G80 of bench/harris_g80.csv) in the 200 characters before it."""
+    import csv
+    import glob
+    names = set()
+    for path in glob.glob("results/*/compare.csv") + glob.glob("results/*/harris.csv") + ["bench/harris_g80.csv"]:
+        if os.path.isfile(path):
+            with open(path, newline="", encoding="utf-8") as f:
+                names |= {r["device"] for r in csv.DictReader(f) if r.get("device")}
+    names = sorted(names, key=len, reverse=True)
+    seen, problems, count = {}, [], 0
+    for path in files:
+        text = re.sub(r"\s+", " ", open(path, encoding="utf-8").read())
+        for m in PEAK.finditer(text):
+            before = text[max(0, m.start() - 200):m.start()]
+            at = [(before.rfind(n), n) for n in names if before.rfind(n) >= 0]
+            if not at:
+                continue
+            device = max(at)[1]
+            value = m.group(1).replace(",", "")
+            count += 1
+            seen.setdefault(device, {}).setdefault(value, []).append(path)
+    for device, values in sorted(seen.items()):
+        if len(values) > 1:
+            where = "; ".join(f"{v} GB/s in {', '.join(sorted(set(p)))}" for v, p in sorted(values.items()))
+            problems.append(f"{device}: more than one nominal peak: {where}")
+    return problems, f"{count} nominal peaks of {len(seen)} GPUs"
+
+
 # ---- links --------------------------------------------------------------------
 class Collector(html.parser.HTMLParser):
     def __init__(self):
@@ -342,8 +379,9 @@ def main():
         problems, summary = check_mdlinks(args[0])
     elif cmd == "exercises":
         problems, summary = check_exercises(args)
-    elif cmd in ("refs", "answers", "numbers"):
-        problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers}[cmd](args)
+    elif cmd in ("refs", "answers", "numbers", "peaks"):
+        problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers,
+                             "peaks": check_peaks}[cmd](args)
     else:
         print(f"docs_check.py: unknown check '{cmd}'", file=sys.stderr)
         return 2

@@ -51,9 +51,11 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
         runs, distinct, spread (without n: from determinism.csv), and
-        without a step: device, peak, ceiling, launch; floor (with n: the
-        read-only kernel's time at n, floor.csv); cache="warm": from
-        compare-warm.csv
+        without a step: device, peak, ceiling, launch (ceiling.csv); floor
+        and floor_gbps (with n: the read-only kernel at n, floor.csv),
+        empty (the empty kernel of floor.csv), below (of="floor" or
+        "empty": a clause saying how far any program's median falls below
+        it); cache="warm": from compare-warm.csv
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=,
         in the first results/<gpu>/ that has FILE (or gpu="nvidia-h200");
@@ -483,19 +485,45 @@ local function known_program(prog)
   return false
 end
 
--- The nominal peak, from the row with the most digits in its % of peak.
+-- A row's GB/s: bytes / median time, which has more digits than its gbps
+-- column (4096 bytes in 7.392 µs are 0.55 GB/s; the column says 0.6).
+local function row_gbps(r)
+  local b, us = tonumber(r.bytes), tonumber(r.median_us)
+  if b and us and b > 0 and us > 0 then return b / us / 1e3 end
+  return tonumber(r.gbps)
+end
+
+-- The nominal peak, as bench/peak.py reads it back from the rows: each row
+-- bounds it (its gbps, bytes / median_us and pct_peak each within their
+-- rounding), and the middle of the range that every row allows is the peak.
+-- Should no range fit them all, the row with the largest % of peak decides.
 local function nominal_peak(rows)
-  local best, peak = 0, nil
+  local low, high, best, fallback = 0, math.huge, 0, nil
   for _, r in ipairs(rows) do
     local g, p = tonumber(r.gbps), tonumber(r.pct_peak)
-    if g and p and p > best then best, peak = p, 100 * g / p end
+    local b, us, gpus = tonumber(r.bytes), tonumber(r.median_us), tonumber(r.gpus) or 1
+    if g and p and b and us and p > 0.005 and g > 0 and us > 0.0005 and b > 0 then
+      local g_low = math.max(g - 0.05, b / (us + 0.0005) / 1e3)
+      local g_high = math.min(g + 0.05, b / (us - 0.0005) / 1e3)
+      low = math.max(low, 100 * g_low / (p + 0.005) / gpus)
+      high = math.min(high, 100 * g_high / (p - 0.005) / gpus)
+    end
+    if g and p and p > best then best, fallback = p, 100 * g / p / gpus end
   end
-  return peak
+  if high < math.huge and low <= high then return (low + high) / 2 end
+  return fallback
+end
+
+-- One GPU's nominal peak, the same in every table of it: from its
+-- compare.csv (the most rows), or from the rows at hand where it has none.
+local function gpu_peak(dir, rows)
+  local all = read_csv(dir .. "/compare.csv")
+  return nominal_peak((all and #all > 0) and all or rows or {})
 end
 
 local function gpu_caption(rows, dir, file, what, extra)
   local dev = rows[1] and rows[1].device or dir
-  local peak = nominal_peak(rows)
+  local peak = gpu_peak(dir, rows)
   return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
     peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
     extra and (" " .. extra) or "")
@@ -553,7 +581,7 @@ local function results_table(el)
           if r then
             local ratio = "—"
             if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
-            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(tonumber(r.gbps)),
+            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(row_gbps(r)),
                                 pct_text(tonumber(r.pct_peak)), ratio }
           else
             body[#body + 1] = { label, name, "not measured", "", "", "" }
@@ -571,7 +599,7 @@ local function results_table(el)
 end
 
 local metrics = {
-  gbps = { "GB/s", function(r) return gbps_text(tonumber(r.gbps)) end },
+  gbps = { "GB/s", function(r) return gbps_text(row_gbps(r)) end },
   median = { "median time", function(r) return time_text(tonumber(r.median_us)) end },
   pct = { "% of nominal peak", function(r) return pct_text(tonumber(r.pct_peak)) end },
 }
@@ -881,6 +909,31 @@ local function accuracy_table(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
+-- How far the programs' medians fall below the floor (of="floor": the
+-- read-only kernel at the same n; of="empty": the empty kernel), as a clause:
+-- "the median of 06_last_block at 2^28 is 1.04 µs (0.30%) below the read-only
+-- kernel's, the most of any program" or "no program's median is below the
+-- read-only kernel's". The floor is one more measurement, so a sum can land
+-- under it; this says by how much, from the files, whatever they hold.
+local function below_floor(dir, of, warm)
+  if of ~= "floor" and of ~= "empty" then fail("m: below needs of=\"floor\" or of=\"empty\"") end
+  local rows = read_csv(dir .. "/" .. (warm and "compare-warm.csv" or "compare.csv"))
+  local at, empty = floor_times(dir, warm)
+  if not rows or (of == "floor" and next(at) == nil) or (of == "empty" and not empty) then return nil end
+  local what = of == "floor" and "the read-only kernel’s" or "the empty kernel’s"
+  local worst, gap, n_at, base = nil, 0, nil, nil
+  for _, r in ipairs(rows) do
+    local n, us = tonumber(r.n), tonumber(r.median_us)
+    local f = of == "floor" and at[n] or empty
+    if r.status == "OK" and f and us and f - us > gap then worst, gap, n_at, base = r.step, f - us, n, f end
+  end
+  if not worst then return pandoc.Span(markdown("no program’s median is below " .. what)[1].content,
+                                       pandoc.Attr("", { "measured" })) end
+  local text = string.format("the median of %s at %s is %s (%s) below %s, the most of any program", short(worst),
+                             size_md(n_at), time_text(gap), pct_text(100 * gap / base), what)
+  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured" }))
+end
+
 -- One measured number, in a sentence.
 local function measure(el)
   local a = el.attributes
@@ -908,20 +961,30 @@ local function measure(el)
     end
     return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
   end
+  local function shown(text) return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" })) end
   if v == "ceiling" or v == "launch" then
     local rows = read_csv(dir .. "/ceiling.csv")
     if not rows then return missing end
     for _, r in ipairs(rows) do
-      if v == "ceiling" and r.kind == "read" then return pandoc.Str(gbps_text(tonumber(r.gbps)) .. " GB/s") end
-      if v == "launch" and r.kind == "empty" then return pandoc.Str(time_text(tonumber(r.median_us))) end
+      if v == "ceiling" and r.kind == "read" then return shown(gbps_text(tonumber(r.gbps)) .. " GB/s") end
+      if v == "launch" and r.kind == "empty" then return shown(time_text(tonumber(r.median_us))) end
     end
     return missing
   end
-  if v == "floor" then
+  -- The floor's run (floor.csv): the read-only kernel at n, as a time or in
+  -- GB/s, and the empty kernel timed beside it.
+  if v == "floor" or v == "floor_gbps" then
     local at = floor_times(dir, a["cache"] == "warm")
-    local us = at[parse_size(a["n"] or fail("m: floor needs n=\"2^20\""))]
-    return us and pandoc.Span({ pandoc.Str(time_text(us)) }, pandoc.Attr("", { "measured" })) or missing
+    local n = parse_size(a["n"] or fail("m: " .. v .. " needs n=\"2^20\""))
+    local us = at[n]
+    if not us then return missing end
+    return shown(v == "floor" and time_text(us) or (gbps_text(4 * n / us / 1e3) .. " GB/s"))
   end
+  if v == "empty" then
+    local _, empty = floor_times(dir, false)
+    return empty and shown(time_text(empty)) or missing
+  end
+  if v == "below" then return below_floor(dir, a["of"], a["cache"] == "warm") or missing end
   -- With a size, a row of compare.csv (compare-warm.csv with cache="warm");
   -- without, the step's row of determinism.csv.
   local file = (a["n"] or v == "device" or v == "peak") and
@@ -930,8 +993,8 @@ local function measure(el)
   if not rows or #rows == 0 then return missing end
   if v == "device" then return pandoc.Str(rows[1].device) end
   if v == "peak" then
-    local peak = nominal_peak(rows)
-    return peak and pandoc.Str(gbps_text(peak) .. " GB/s") or missing
+    local peak = gpu_peak(dir, rows)
+    return peak and pandoc.Span({ pandoc.Str(gbps_text(peak) .. " GB/s") }, pandoc.Attr("", { "measured" })) or missing
   end
   local step = a["step"] or fail("m: which step? step=\"03\"")
   local r
@@ -946,7 +1009,7 @@ local function measure(el)
   local text
   if v == "median" then text = time_text(tonumber(r.median_us))
   elseif v == "min" then text = time_text(tonumber(r.min_us))
-  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "gbps" then text = gbps_text(row_gbps(r)) .. " GB/s"
   elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
   elseif v == "grid" then text = r.grid
   elseif v == "block" then text = r.block
@@ -965,7 +1028,7 @@ local function measure(el)
     local read
     for _, x in ipairs(c or {}) do if x.kind == "read" then read = tonumber(x.gbps) end end
     if not read then return missing end
-    text = pct_text(100 * tonumber(r.gbps) / read)
+    text = pct_text(100 * row_gbps(r) / read)
   elseif v == "distinct" then text = r.distinct
   elseif v == "spread" then text = string.format("%.0f", tonumber(r.spread_ulp) or 0)
   elseif v == "vs_cub" then
@@ -1043,7 +1106,7 @@ local function chart(el)
       local step = r.step or ""
       if is_program(step, prog) then
         name = step
-        local n, y = tonumber(r.n), tonumber(r.gbps)
+        local n, y = tonumber(r.n), row_gbps(r)
         if metric == "vs_cub" then
           local cub = find_row(rows, "cub", n)
           y = cub and tonumber(cub.median_us) / tonumber(r.median_us) or nil
@@ -1377,7 +1440,7 @@ local function harris_value(rows, a, v)
   local us = tonumber(r.median_us)
   local text
   if v == "median" then text = time_text(us)
-  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "gbps" then text = gbps_text(row_gbps(r)) .. " GB/s"
   elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
   elseif v == "grid" then text = r.grid
   elseif v == "block" then text = r.block
