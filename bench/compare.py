@@ -192,8 +192,8 @@ def fmt_time(us):
     if us >= 1000:
         return f"{us / 1000:.2f} ms"
     if us >= 100:
-        return f"{us:.1f} us"
-    return f"{us:.2f} us"
+        return f"{us:.1f} µs"
+    return f"{us:.2f} µs"
 
 
 def ratio(r):
@@ -262,7 +262,7 @@ class Results:
             if prog.startswith("cub") or i == 0:
                 return ""
             prev = self.time(self.programs[i - 1], n)
-            return ratio(prev / t) + "x" if prev else "-"
+            return ratio(prev / t) + "×" if prev else "-"
         if what in ("vs_cub", "vs_g2g"):
             cub = self.time("cub" if what == "vs_cub" else CUB_G2G[0], n)
             return ratio(cub / t) if cub else "-"
@@ -325,7 +325,7 @@ def summary(res):
         c = res.ceiling
         lines.append(f"measured: read-only kernel {float(c['read']['gbps']):.0f} GB/s, device copy "
                      f"{float(c['copy']['gbps']):.0f} GB/s (read + write), empty kernel "
-                     f"{float(c['empty']['median_us']):.2f} us")
+                     f"{float(c['empty']['median_us']):.2f} µs")
     for k, v in res.notes.items():
         lines.append(f"note: {k} {v}")
     return lines

@@ -117,8 +117,8 @@ def measure(out_root):
 
 # ---- tables -------------------------------------------------------------------
 def ratio(a, b):
-    """a / b as 2.33x, or empty where either is missing."""
-    return f"{a / b:.2f}x" if a and b else ""
+    """a / b as 2.33×, or empty where either is missing."""
+    return f"{a / b:.2f}×" if a and b else ""
 
 
 def table(head, align, body):
@@ -169,7 +169,7 @@ def g80_cells(g):
     """The slides' figures for one kernel: time, GB/s, % of the G80's peak, step, cumulative."""
     pct = 100 * float(g["gbps"]) / float(g["peak_gbps"])
     return [f"{float(g['time_ms']):.3f} ms", g["gbps"], f"{pct:.1f}%",
-            g["step"] and g["step"] + "x", g["cumulative"] and g["cumulative"] + "x"]
+            g["step"] and g["step"] + "×", g["cumulative"] and g["cumulative"] + "×"]
 
 
 def kernel_table(runs, g80):

@@ -12,6 +12,8 @@
 #                       changed since (course/sources.sha256)
 #   docs/course-links   every link, image and anchor in course/*.md resolves,
 #                       and no template syntax is left in it
+#   docs/notation       tables and generated blocks write 2^28 as a power, µs
+#                       and ×, as the chapters do (course/: µs and × in tables)
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
 #   docs/make-help      every make target the README or a chapter names is in
@@ -81,6 +83,7 @@ check docs/exercises $CHECK exercises $CHAPTERS
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
 check docs/course-links $CHECK mdlinks course
+check docs/course-notation $CHECK notation course
 check docs/readme-links $CHECK mdlinks .
 # Every make target the README or a chapter names is in make help.
 help=$($MAKE -s help 2>/dev/null)
@@ -148,6 +151,14 @@ if [ "$($CHECK mdlinks "$tmp/course" 2>/dev/null | grep -c .)" != 3 ]; then
 else
     pass docs/self-test/course-links
 fi
+mkdir -p "$tmp/notation"
+printf '<table><caption>n = 2^22</caption><tr><td>48.88 us</td><td>2.33x</td></tr></table>\n<p>2^10 in prose, 12 us in prose</p>\n' >"$tmp/notation/a.html"
+printf '| n | time | vs CUB |\n|---|---|---|\n| 2^10 | 4.80 us | 0.85x |\n' >"$tmp/notation/b.md"
+if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 5 ]; then
+    fail docs/self-test/notation "2^22, us and x in an HTML table and us and x in a Markdown table were not all caught (or prose was)"
+else
+    pass docs/self-test/notation
+fi
 mkdir -p "$tmp/site"
 printf '<p id="a"><a href="#a">ok</a> <a href="gone.html">gone</a> <a href="#nowhere">x</a> <img src="f.svg"></p>\n' >"$tmp/site/index.html"
 if [ "$($CHECK links "$tmp/site" 2>/dev/null | grep -c .)" != 3 ]; then
@@ -192,6 +203,7 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
         pass "docs/build ($(ls build/docs/*.html | wc -l) pages)"
     fi
     check docs/links $CHECK links build/docs
+    check docs/notation $CHECK notation build/docs
     # The footer of every page and the README's title count the steps there are.
     count=$(ls steps/[0-9][0-9]_*.cu | wc -l)
     word=$(python3 -c 'import sys; w = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(); n = int(sys.argv[1]); print(w[n] if n < len(w) else n)' "$count")
@@ -249,6 +261,7 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixture
         fail docs/fixture "pages without their generated results:$missing"
     fi
     check docs/fixture/links $CHECK links $out
+    check docs/fixture/notation $CHECK notation $out
 else
     fail docs/fixture "$(grep -v '^pandoc\|^cp ' "$LOGS/docs_fixture.log" | head -4 | tr '\n' ' ')"
 fi

@@ -12,6 +12,9 @@
     docs_check.py peaks FILE...        each GPU has one nominal peak, whichever
                                        page or results file gives it
     docs_check.py links DIR            every link and image in DIR/*.html resolves
+    docs_check.py notation DIR         tables and generated blocks in DIR/*.html
+                                       (and table rows in DIR/*.md) write powers,
+                                       µs and × as the chapters do
 
 Each prints one line per problem on stdout and exits 1 if there was any, 0 if
 none. A summary goes to stderr.
@@ -316,6 +319,64 @@ def check_peaks(files):
     return problems, f"{count} nominal peaks of {len(seen)} GPUs"
 
 
+# ---- notation -------------------------------------------------------------------
+# The chapters write 2^28 as a power, microseconds as µs and ratios with ×; a
+# table made by a script must read the same. On the HTML pages: every table
+# (cells and caption) and everything a script generated (.results blocks),
+# but for results/NOTES.md, quoted as written (.included); in course/*.md,
+# where a power is written 2^28, the table rows (notes.md left out).
+RAW_POWER = (re.compile(r"\b\d+\^\d+"), "2^N where the pages write a power")
+RAW_US = (re.compile(r"\d ?us\b"), "'us' where the pages write µs")
+RAW_X = (re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+ x (?=[A-Z])"), "'x' where the pages write ×")
+NOT_TEXT = {"code", "pre", "math", "script", "style", "svg"}
+EMPTY_TAGS = {"br", "img", "meta", "link", "hr", "input", "col", "source", "wbr"}
+
+
+class NotationScan(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.hits = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in EMPTY_TAGS:
+            self.stack.append((tag, (dict(attrs).get("class") or "").split()))
+
+    def handle_endtag(self, tag):
+        if any(t == tag for t, _ in self.stack):      # an end tag never opened closes nothing
+            while self.stack.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if any(t in NOT_TEXT for t in tags) or any("included" in c for _, c in self.stack):
+            return      # code, math, and results/NOTES.md, quoted as written
+        if "table" not in tags and not any("results" in c for _, c in self.stack):
+            return
+        for rx, what in (RAW_POWER, RAW_US, RAW_X):
+            for m in rx.finditer(data):
+                self.hits.append((self.getpos()[0], what, m.group(0)))
+
+
+def check_notation(root):
+    problems, pages = [], 0
+    for d, _, files in os.walk(root):
+        for name in sorted(files):
+            path = os.path.join(d, name)
+            if name.endswith(".html"):
+                pages += 1
+                scan = NotationScan()
+                scan.feed(open(path, encoding="utf-8").read())
+                problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
+            elif name.endswith(".md") and name != "notes.md":
+                pages += 1
+                for k, line in prose_lines(path):
+                    if line.lstrip().startswith("|"):
+                        for rx, what in (RAW_US, RAW_X):
+                            problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({m.group(0)})"
+                                         for m in rx.finditer(line)]
+    return problems, f"{pages} pages"
+
+
 # ---- links --------------------------------------------------------------------
 class Collector(html.parser.HTMLParser):
     def __init__(self):
@@ -377,6 +438,8 @@ def main():
         problems, summary = check_links(args[0])
     elif cmd == "mdlinks":
         problems, summary = check_mdlinks(args[0])
+    elif cmd == "notation":
+        problems, summary = check_notation(args[0])
     elif cmd == "exercises":
         problems, summary = check_exercises(args)
     elif cmd in ("refs", "answers", "numbers", "peaks"):

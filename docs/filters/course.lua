@@ -1264,6 +1264,28 @@ local function include_markdown(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
 end
 
+-- Markdown that a script generated (harris.md, multi.md) as the chapters
+-- show it: 2^28 as a power, as it is written in the chapters (the scripts
+-- write 2^28, which reads as it is on GitHub; course/ keeps it so), and its
+-- tables with the widths left to the browser, as pipe_table leaves them.
+local function as_chapter(blocks)
+  return walk(blocks, {
+    Str = function(el)
+      local pre, base, exp, post = el.text:match("^(.-)(%d+)%^(%d+)(.*)$")
+      if not pre then return nil end
+      local out = { pandoc.Str(pre .. base), pandoc.Superscript({ pandoc.Str(exp) }) }
+      if post ~= "" then out[#out + 1] = pandoc.Str(post) end
+      return out
+    end,
+    Table = function(el)
+      if el.colspecs then
+        for i, c in ipairs(el.colspecs) do el.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
+      end
+      return el
+    end,
+  })
+end
+
 -- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
 -- one after another; where there are none yet, a note that says what to run.
 local function multi_results(el)
@@ -1293,7 +1315,7 @@ local function multi_results(el)
     blocks[#blocks + 1] = note("*Runs on two GPUs or more are still to come: `make compare-multi` on such a " ..
                                "machine writes `results/<gpu>-x<G>/`, and this section shows it.*")
   end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
 end
 
 -- ---- Harris's seven kernels -----------------------------------------------------
@@ -1321,7 +1343,7 @@ local function harris_markdown(dir, file)
     end
     blocks[#blocks + 1] = b
   end
-  return blocks
+  return as_chapter(blocks)
 end
 
 local function harris_results(el)
