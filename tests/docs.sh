@@ -25,6 +25,8 @@
 #                       every results file
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
+#   docs/widths         no page wider than 390 or 1280 px: wide tables and
+#                       listings scroll in their own box (needs Chromium)
 #   docs/step-count     every page's footer and the README's title give the
 #                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
@@ -204,6 +206,20 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
     fi
     check docs/links $CHECK links build/docs
     check docs/notation $CHECK notation build/docs
+    # No page wider than a phone's screen (390 px) or a laptop's (1280 px):
+    # a wide table or listing scrolls in its own box. Needs a headless Chromium.
+    if python3 -c 'import shutil, sys; sys.exit(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")))'; then
+        check docs/widths python3 tests/widths.py build/docs 390 1280
+        mkdir -p "$tmp/wide"
+        printf '<!doctype html><html><body><div style="width:1000px">wide</div></body></html>\n' >"$tmp/wide/page.html"
+        if python3 tests/widths.py "$tmp/wide" 390 >/dev/null 2>&1; then
+            fail docs/self-test/widths "a page 1000 px wide was not caught at 390 px"
+        else
+            pass docs/self-test/widths
+        fi
+    else
+        skip docs/widths "no headless Chromium to measure the pages with (apt-get install chromium)"
+    fi
     # The footer of every page and the README's title count the steps there are.
     count=$(ls steps/[0-9][0-9]_*.cu | wc -l)
     word=$(python3 -c 'import sys; w = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(); n = int(sys.argv[1]); print(w[n] if n < len(w) else n)' "$count")

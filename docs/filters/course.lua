@@ -928,10 +928,10 @@ local function below_floor(dir, of, warm)
     if r.status == "OK" and f and us and f - us > gap then worst, gap, n_at, base = r.step, f - us, n, f end
   end
   if not worst then return pandoc.Span(markdown("no program’s median is below " .. what)[1].content,
-                                       pandoc.Attr("", { "measured" })) end
+                                       pandoc.Attr("", { "measured", "clause" })) end
   local text = string.format("the median of %s at %s is %s (%s) below %s, the most of any program", short(worst),
                              size_md(n_at), time_text(gap), pct_text(100 * gap / base), what)
-  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured" }))
+  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured", "clause" }))
 end
 
 -- One measured number, in a sentence.
@@ -1280,6 +1280,12 @@ local function as_chapter(blocks)
     Table = function(el)
       if el.colspecs then
         for i, c in ipairs(el.colspecs) do el.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
+      end
+      -- A column of words (Harris's techniques) may wrap; the numbers keep
+      -- to one line (style.css, table.words-2).
+      local head = el.head and el.head.rows and el.head.rows[1]
+      if head and head.cells[2] and stringify(head.cells[2].contents) == "technique" then
+        el.classes:insert("words-2")
       end
       return el
     end,
@@ -1688,6 +1694,11 @@ local md_final = {
 -- Other files of the repository (../bench/tune.cu, ../results/...) are
 -- reached from the pages through repo-root, the way back from DOCS_OUT.
 local html_final = {
+  -- Every table in a box of its own that scrolls sideways when the table is
+  -- wider than the page, so that the page itself never is.
+  Table = function(el)
+    return pandoc.Div({ el }, pandoc.Attr("", { "table-scroll" }))
+  end,
   Link = function(el)
     local a = answer_href(el.target)
     if a then el.target = a
