@@ -118,6 +118,25 @@ if out=$(python3 bench/claims.py --api 2>&1); then
 else
     echo "FAIL bench/claims-api: $(echo "$out" | tr '\n' ';' | cut -c1-300)"
 fi
+# Where this nvcc is the one that made a committed claims_checks.csv, its
+# compiler rows are what claims.py says now, every message whole.
+for f in results/*/claims_checks.csv; do
+    [ -f "$f" ] || continue
+    python3 - "$f" "$out" <<'PY'
+import csv, sys
+path, said = sys.argv[1], sys.argv[2].splitlines()
+rows = [r for r in csv.DictReader(open(path, newline="", encoding="utf-8")) if r["kind"] == "compiler"]
+now = [f"{r['check']}: {r['result']}  {r['detail']}" for r in rows]
+toolkit = next((r["detail"] for r in rows if r["check"] == "toolkit"), "?")
+if not any(line.startswith("toolkit: ") and line.endswith(toolkit) for line in said):
+    print(f"SKIP bench/{path}: made with {toolkit}, another nvcc than this one")
+elif [l.rstrip() for l in now] == [l.rstrip() for l in said[:len(now)]]:
+    print(f"PASS bench/{path}: the compiler's rows are what claims.py --api gives")
+else:
+    diff = [f"{a!r} != {b!r}" for a, b in zip(now, said) if a.rstrip() != b.rstrip()]
+    print(f"FAIL bench/{path}: the compiler's rows differ from claims.py --api: {'; '.join(diff)[:300]}")
+PY
+done
 
 # Every program of make claims compiles (one architecture, no link).
 tmp=$(mktemp -d)

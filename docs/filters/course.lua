@@ -832,7 +832,8 @@ end
 
 -- ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result detail"
 --     labels="what|result|detail" caption="..." make="claims"}
--- The rows of any CSV that match where=, those columns, as they are.
+-- The rows of any CSV that match where=, those columns, as they are (words,
+-- not numbers: the cells may wrap, class "words").
 local function csv_table(el)
   must_be_empty(el, "csv-table")
   local a = el.attributes
@@ -860,7 +861,7 @@ local function csv_table(el)
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+  return pandoc.Div(blocks, pandoc.Attr("", { "results", "words" }))
 end
 
 -- ```{.accuracy sizes="2^10 2^16 2^20 2^24 2^28"}
