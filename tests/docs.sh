@@ -13,7 +13,11 @@
 #   docs/course-links   every link, image and anchor in course/*.md resolves,
 #                       and no template syntax is left in it
 #   docs/notation       tables and generated blocks write 2^28 as a power, µs
-#                       and ×, as the chapters do (course/: µs and × in tables)
+#                       and ×, as the chapters do (course/: µs and × in tables);
+#                       no ratio is "1.11× times" anything
+#   docs/page-numbers   every measured number on a built page comes from a CSV
+#                       through the filter (a span.measured or a generated
+#                       block), and no worked example reports a run
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
 #   docs/make-help      every make target the README or a chapter names is in
@@ -154,12 +158,19 @@ else
     pass docs/self-test/course-links
 fi
 mkdir -p "$tmp/notation"
-printf '<table><caption>n = 2^22</caption><tr><td>48.88 us</td><td>2.33x</td></tr></table>\n<p>2^10 in prose, 12 us in prose</p>\n' >"$tmp/notation/a.html"
-printf '| n | time | vs CUB |\n|---|---|---|\n| 2^10 | 4.80 us | 0.85x |\n' >"$tmp/notation/b.md"
-if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 5 ]; then
-    fail docs/self-test/notation "2^22, us and x in an HTML table and us and x in a Markdown table were not all caught (or prose was)"
+printf '<table><caption>n = 2^22</caption><tr><td>48.88 us</td><td>2.33x</td></tr></table>\n<p>2^10 in prose, 12 us in prose, <span class="measured">1.11×</span> times faster</p>\n' >"$tmp/notation/a.html"
+printf '| n | time | vs CUB |\n|---|---|---|\n| 2^10 | 4.80 us | 0.85x |\n\nIt is 1.45× times\nfaster.\n' >"$tmp/notation/b.md"
+if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 7 ]; then
+    fail docs/self-test/notation "2^22, us and x in tables and × times in prose were not all caught (or prose 2^N and us were)"
 else
     pass docs/self-test/notation
+fi
+mkdir -p "$tmp/numbers"
+printf '<p>It took 12.5 µs, <span class="measured">3.52 µs</span>.</p>\n<p><span class="example">On one H100, step 07 gave −1047.14026</span>; <span class="example">read in 250 µs, that is about 4295 GB/s</span></p>\n<div class="results"><table><tr><td>3.52 µs</td></tr></table></div>\n' >"$tmp/numbers/a.html"
+if [ "$($CHECK page-numbers "$tmp/numbers" 2>/dev/null | grep -c .)" != 2 ]; then
+    fail docs/self-test/page-numbers "a typed time and an example that reports a run were not both caught (or a measured span, a generated table or an arithmetic example was)"
+else
+    pass docs/self-test/page-numbers
 fi
 mkdir -p "$tmp/site"
 printf '<p id="a"><a href="#a">ok</a> <a href="gone.html">gone</a> <a href="#nowhere">x</a> <img src="f.svg"></p>\n' >"$tmp/site/index.html"
@@ -206,6 +217,7 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
     fi
     check docs/links $CHECK links build/docs
     check docs/notation $CHECK notation build/docs
+    check docs/page-numbers $CHECK page-numbers build/docs
     # No page wider than a phone's screen (390 px) or a laptop's (1280 px):
     # a wide table or listing scrolls in its own box. Needs a headless Chromium.
     if python3 -c 'import shutil, sys; sys.exit(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")))'; then
@@ -278,6 +290,7 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs RESULTS=tests/fixture
     fi
     check docs/fixture/links $CHECK links $out
     check docs/fixture/notation $CHECK notation $out
+    check docs/fixture/page-numbers $CHECK page-numbers $out
 else
     fail docs/fixture "$(grep -v '^pandoc\|^cp ' "$LOGS/docs_fixture.log" | head -4 | tr '\n' ' ')"
 fi

@@ -12,6 +12,8 @@
     docs_check.py peaks FILE...        each GPU has one nominal peak, whichever
                                        page or results file gives it
     docs_check.py links DIR            every link and image in DIR/*.html resolves
+    docs_check.py page-numbers DIR     every measured number on DIR/*.html comes
+                                       from a CSV through the filter
     docs_check.py notation DIR         tables and generated blocks in DIR/*.html
                                        (and table rows in DIR/*.md) write powers,
                                        µs and × as the chapters do
@@ -321,13 +323,15 @@ def check_peaks(files):
 
 # ---- notation -------------------------------------------------------------------
 # The chapters write 2^28 as a power, microseconds as µs and ratios with ×; a
-# table made by a script must read the same. On the HTML pages: every table
+# table made by a script must read the same, and no ratio says × and "times"
+# both (anywhere on a page). On the HTML pages: every table
 # (cells and caption) and everything a script generated (.results blocks),
 # but for results/NOTES.md, quoted as written (.included); in course/*.md,
 # where a power is written 2^28, the table rows (notes.md left out).
 RAW_POWER = (re.compile(r"\b\d+\^\d+"), "2^N where the pages write a power")
 RAW_US = (re.compile(r"\d ?us\b"), "'us' where the pages write µs")
 RAW_X = (re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+ x (?=[A-Z])"), "'x' where the pages write ×")
+TIMES_TWICE = (re.compile(r"\d(?:×|x) times\b"), "× and 'times' both (1.11× times faster)")
 NOT_TEXT = {"code", "pre", "math", "script", "style", "svg"}
 EMPTY_TAGS = {"br", "img", "meta", "link", "hr", "input", "col", "source", "wbr"}
 
@@ -335,7 +339,7 @@ EMPTY_TAGS = {"br", "img", "meta", "link", "hr", "input", "col", "source", "wbr"
 class NotationScan(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.stack, self.hits = [], []
+        self.stack, self.hits, self.tail = [], [], ""
 
     def handle_starttag(self, tag, attrs):
         if tag not in EMPTY_TAGS:
@@ -350,6 +354,12 @@ class NotationScan(html.parser.HTMLParser):
         tags = [t for t, _ in self.stack]
         if any(t in NOT_TEXT for t in tags) or any("included" in c for _, c in self.stack):
             return      # code, math, and results/NOTES.md, quoted as written
+        # "1.11×" in a span, " times faster" after it: look across the tags.
+        seen = self.tail + data
+        for m in TIMES_TWICE[0].finditer(seen):
+            if m.end() > len(self.tail):
+                self.hits.append((self.getpos()[0], TIMES_TWICE[1], m.group(0)))
+        self.tail = seen[-16:]
         if "table" not in tags and not any("results" in c for _, c in self.stack):
             return
         for rx, what in (RAW_POWER, RAW_US, RAW_X):
@@ -369,11 +379,78 @@ def check_notation(root):
                 problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
             elif name.endswith(".md") and name != "notes.md":
                 pages += 1
+                text = re.sub(r"\s+", " ", " ".join(line for _, line in prose_lines(path)))
+                problems += [f"{os.path.relpath(path, root)}: {TIMES_TWICE[1]} ({m.group(0)})"
+                             for m in TIMES_TWICE[0].finditer(text)]
                 for k, line in prose_lines(path):
                     if line.lstrip().startswith("|"):
                         for rx, what in (RAW_US, RAW_X):
                             problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({m.group(0)})"
                                          for m in rx.finditer(line)]
+    return problems, f"{pages} pages"
+
+
+# ---- page-numbers ---------------------------------------------------------------
+# On a built page, a measured number comes from a CSV through the filter: it
+# sits in a span.measured ([]{.m}) or a generated block (.results, .listing,
+# a chart or plot, a note). Anything else that looks measured (a number with
+# a unit of time, bandwidth, a share or a ratio, or a decimal with three
+# digits or more after the point) was typed by hand. A worked example
+# ([...]{.example}) is arithmetic, not a run: one that says what a program
+# gave or took is a measurement in disguise. results/NOTES.md (.included) is
+# quoted as written.
+PAGE_MEASURED = re.compile(r"[−-]?\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×)(?![A-Za-z])"
+                           r"|[−-]?\d+\.\d{3,}")
+RUN_VERBS = re.compile(r"\b(?:gave|gives|measured|took|takes|ran|reached)\b")
+FROM_FILES = {"measured", "results", "listing", "chart-block", "plot", "note", "included", "claim"}
+NOT_PROSE = NOT_TEXT | {"title", "head"}
+
+
+class NumberScan(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.hits, self.example = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in EMPTY_TAGS:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        self.stack.append((tag, classes))
+        if "example" in classes and self.example is None:
+            self.example = (len(self.stack), self.getpos()[0], [])
+
+    def handle_endtag(self, tag):
+        if not any(t == tag for t, _ in self.stack):
+            return
+        while self.stack.pop()[0] != tag:
+            pass
+        if self.example and len(self.stack) < self.example[0]:
+            text = " ".join(self.example[2])
+            if RUN_VERBS.search(text) and PAGE_MEASURED.search(text):
+                self.hits.append((self.example[1], "a worked example that reports a run",
+                                  re.sub(r"\s+", " ", text)[:80]))
+            self.example = None
+
+    def handle_data(self, data):
+        if any(t in NOT_PROSE for t, _ in self.stack) or any(set(c) & FROM_FILES for _, c in self.stack):
+            return
+        if self.example:
+            self.example[2].append(data)
+            return
+        for m in PAGE_MEASURED.finditer(data):
+            self.hits.append((self.getpos()[0], "a number typed by hand", m.group(0)))
+
+
+def check_page_numbers(root):
+    problems, pages = [], 0
+    for d, _, files in os.walk(root):
+        for name in sorted(files):
+            if name.endswith(".html"):
+                pages += 1
+                path = os.path.join(d, name)
+                scan = NumberScan()
+                scan.feed(open(path, encoding="utf-8").read())
+                problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
     return problems, f"{pages} pages"
 
 
@@ -440,6 +517,8 @@ def main():
         problems, summary = check_mdlinks(args[0])
     elif cmd == "notation":
         problems, summary = check_notation(args[0])
+    elif cmd == "page-numbers":
+        problems, summary = check_page_numbers(args[0])
     elif cmd == "exercises":
         problems, summary = check_exercises(args)
     elif cmd in ("refs", "answers", "numbers", "peaks"):

@@ -1493,7 +1493,7 @@ end
 local function harris_measure(el)
   local a = el.attributes
   local v = a["v"] or fail("harris-m: which value? v=\"median\"")
-  if a["g80"] then return pandoc.Str(harris_g80_value(a, v)) end
+  if a["g80"] then return pandoc.Span({ pandoc.Str(harris_g80_value(a, v)) }, pandoc.Attr("", { "measured" })) end
   if a["label"] and not harris_label_known(a["label"]) then fail("harris-m: unknown label '" .. a["label"] .. "'") end
   if a["gpu"] == nil then
     return harris_value(cfg.harris[1] and read_csv(cfg.harris[1] .. "/harris.csv"), a, v)
