@@ -201,7 +201,7 @@ def tables(out_dir):
 
 def plot(out_dir):
     if not shutil.which("gnuplot"):
-        return "compare-multi: gnuplot is not installed; no scaling.svg"
+        return "compare-multi: gnuplot is not installed (apt-get install gnuplot-nox); no scaling.svg"
     rows = [r for r in csv.DictReader(open(os.path.join(out_dir, "multi.csv"))) if r["kind"] == "sweep"]
     series = {}
     for r in rows:
