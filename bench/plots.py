@@ -80,7 +80,7 @@ ceiling = {ceiling:.1f}
 set title 'Sum of n floats on {device}: GB/s against n'
 set logscale x 2
 set format x '2^{{%L}}'
-set xlabel 'n (elements)'
+set xlabel 'n (elements)' offset 0,0.4
 set ylabel 'GB/s (4n bytes / median time)'
 # The key below the plot, three columns of titles kept short: gnuplot sizes a
 # column by its longest title, and one column of 15 entries would leave the
