@@ -341,6 +341,8 @@ help:
 	@echo "Tests"
 	@echo "  make test           every test this machine can run; V=1 lists each test,"
 	@echo "                      T=unit (or build, host, docs, gpu, cli, ...) runs one tier or group"
+	@echo "  make unit           build the host unit tests only (make test T=unit builds and runs them)"
+	@echo "  make mutants        build the broken kernels the GPU tests must catch, in $(BUILD)/mutants/"
 	@echo "  make sanitize       (GPU) compute-sanitizer memcheck, racecheck, synccheck, initcheck"
 	@echo "  make test-large     (GPU) every step at n = 2^31+7, 3*2^30 and 2^32+3"
 	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"

@@ -99,7 +99,8 @@ def label(name, twins):
 def draw(out_dir):
     """Writes out_dir/accuracy.svg from out_dir/accuracy.csv; returns one line saying what happened."""
     if shutil.which("gnuplot") is None:
-        return f"accuracy: gnuplot not found; install it and run python3 bench/accuracy.py --from {out_dir}"
+        return ("accuracy: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
+                f"python3 bench/accuracy.py --from {out_dir}")
     with open(os.path.join(out_dir, "accuracy.csv"), newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["status"] == "OK"]
     med, twins = medians(rows)

@@ -145,7 +145,7 @@ def compile_checks():
             result = "does not compile" if p.returncode else (
                 "compiles, deprecated" if any("deprecated" in l for l in said) else "compiles")
             as_expected &= result == want
-            detail = (said[0] if said else "").strip()[:160]
+            detail = (said[0] if said else "").strip()      # whole: a message cut mid-word says less
             rows.append(dict(claim="C", kind="compiler", check=name, result=result, detail=detail))
     return rows, as_expected
 

@@ -38,6 +38,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB = ("cub", "./build/bench/cub_sum")
 CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
@@ -212,8 +215,8 @@ def fmt_time(us):
     if us >= 1000:
         return f"{us / 1000:.2f} ms"
     if us >= 100:
-        return f"{us:.1f} us"
-    return f"{us:.2f} us"
+        return f"{us:.1f} µs"
+    return f"{us:.2f} µs"
 
 
 def ratio(r):
@@ -246,7 +249,7 @@ class Results:
                 self.programs.append(r["step"])
             self.by[(r["step"], int(r["n"]))] = r
         self.sizes = sorted({int(r["n"]) for r in self.rows})
-        self.peak = peak_of(self.rows[::-1])
+        self.peak = nominal_peak([r for r in self.rows if r["step"] not in LIBS])
         self.read_ceiling = float(self.ceiling["read"]["gbps"]) if "read" in self.ceiling else 0.0
         # The floor: the read-only kernel at each n (cold or warm, as these rows), the empty kernel.
         fl = os.path.join(out_dir, "floor.csv")
@@ -272,17 +275,17 @@ class Results:
         if what == "time":
             return fmt_time(t)
         if what == "gbps":
-            return f"{float(r['gbps']):.0f}"
+            return gbps_text(gbps_of(r))
         if what == "pct":
             return f"{float(r['pct_peak']):.1f}%"
         if what == "achievable":
-            return f"{100 * float(r['gbps']) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
+            return f"{100 * gbps_of(r) / self.read_ceiling:.1f}%" if self.read_ceiling else "-"
         if what == "speedup":
             i = self.programs.index(prog)
             if prog.startswith("cub") or prog in LIBS or i == 0:
                 return ""
             prev = self.time(self.programs[i - 1], n)
-            return ratio(prev / t) + "x" if prev else "-"
+            return ratio(prev / t) + "×" if prev else "-"
         if what in ("vs_cub", "vs_g2g"):
             cub = self.time("cub" if what == "vs_cub" else CUB_G2G[0], n)
             return ratio(cub / t) if cub else "-"
@@ -324,7 +327,7 @@ def table(res, what, sizes, markdown):
             row.append(res.determinism(prog))
         body.append(row)
     if what in ("time", "gbps") and res.floor:
-        cell = (lambda us, n: fmt_time(us)) if what == "time" else (lambda us, n: f"{4 * n / us / 1e3:.0f}")
+        cell = (lambda us, n: fmt_time(us)) if what == "time" else (lambda us, n: gbps_text(4 * n / us / 1e3))
         row = ["floor: read-only kernel"] + [cell(res.floor[n], n) if n in res.floor else "-" for n in sizes]
         body.append(row + ([""] if what == "time" else []))
         if what == "time" and res.empty:
@@ -345,7 +348,7 @@ def summary(res):
         c = res.ceiling
         lines.append(f"measured: read-only kernel {float(c['read']['gbps']):.0f} GB/s, device copy "
                      f"{float(c['copy']['gbps']):.0f} GB/s (read + write), empty kernel "
-                     f"{float(c['empty']['median_us']):.2f} us")
+                     f"{float(c['empty']['median_us']):.2f} µs")
     for k, v in res.notes.items():
         lines.append(f"note: {k} {v}")
     return lines

@@ -118,7 +118,7 @@ def tables(out_dir):
         by[(r["kind"], r["form"], int(r.get("gpus") or 1), int(r["n"]))] = r
     gmax = max(int(r.get("gpus") or 1) for r in rows if r["kind"] != "step08")
     one = {int(r["n"]): r for r in rows if r["kind"] == "step08"}
-    lines = [f"# Step 09 on {gmax} x {device}", ""]
+    lines = [f"# Step 09 on {gmax} × {device}", ""]
     if wrong:
         lines += [f"**{len(wrong)} runs were WRONG**: " + ", ".join(f"{r['kind']} n={r['n']}" for r in wrong[:5]), ""]
     forms = [f for f in ("process", "mpirun") if any(r["form"] == f for r in rows)]
@@ -192,7 +192,7 @@ def tables(out_dir):
             lines.append(f"- {g} GPUs ({form_name[f]}): " +
                          (f"faster than one from n = {power_label(n)} on (median times, µs)." if n
                           else "not faster than one GPU at any n of the sweep."))
-    lines += ["", f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} x {device}; "
+    lines += ["", f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} × {device}; "
               f"`{os.path.relpath(os.path.join(out_dir, 'multi.csv'), ROOT)}`)", ""]
     with open(os.path.join(out_dir, "multi.md"), "w") as f:
         f.write("\n".join(lines))
@@ -201,7 +201,7 @@ def tables(out_dir):
 
 def plot(out_dir):
     if not shutil.which("gnuplot"):
-        return "compare-multi: gnuplot is not installed; no scaling.svg"
+        return "compare-multi: gnuplot is not installed (apt-get install gnuplot-nox); no scaling.svg"
     rows = [r for r in csv.DictReader(open(os.path.join(out_dir, "multi.csv"))) if r["kind"] == "sweep"]
     series = {}
     for r in rows:

@@ -3,8 +3,9 @@
 
     python3 bench/plots.py results/nvidia-h200     (also run by make compare)
 
-bandwidth.svg   GB/s against n for every step and CUB, with the measured
-                read-only ceiling and the nominal peak as horizontal lines
+bandwidth.svg   GB/s against n for every step and CUB, with the floor (the
+                read-only kernel at each n) and, as horizontal lines, the
+                measured read-only ceiling and the nominal peak
 bars.svg        GB/s of every program at the largest size
 """
 import csv
@@ -15,7 +16,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import peak_of  # noqa: E402
+from compare import LIBS  # noqa: E402
+from peak import gbps_of, nominal_peak  # noqa: E402
 
 SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
 
@@ -34,14 +36,15 @@ def draw(out_dir):
     if shutil.which("gnuplot") is None:
         return ("plots: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
                 f"python3 bench/plots.py {out_dir}")
-    rows = [r for r in read(os.path.join(out_dir, "compare.csv")) if r["status"] == "OK"]
+    every = read(os.path.join(out_dir, "compare.csv"))
+    rows = [r for r in every if r["status"] == "OK"]
     programs = []
     for r in rows:
         if r["step"] not in programs:
             programs.append(r["step"])
     sizes = sorted({int(r["n"]) for r in rows})
-    gbps = {(r["step"], int(r["n"])): float(r["gbps"]) for r in rows}
-    peak = peak_of(rows[::-1])                   # the harness's rows', not torch.sum's or cupy.sum's
+    gbps = {(r["step"], int(r["n"])): gbps_of(r) for r in rows}
+    peak = nominal_peak([r for r in every if r["step"] not in LIBS])   # not torch.sum's or cupy.sum's
     ceiling_path = os.path.join(out_dir, "ceiling.csv")
     ceiling = 0.0
     if os.path.exists(ceiling_path):
@@ -71,23 +74,26 @@ def draw(out_dir):
         for i, p in enumerate(programs):
             styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
         script = f"""
-set terminal svg size 820,640 dynamic enhanced font 'sans,17' background rgb 'white'
+set terminal svg size 820,780 dynamic enhanced font 'sans,17' background rgb 'white'
 set output '{os.path.join(out_dir, "bandwidth.svg")}'
 peak = {peak:.1f}
 ceiling = {ceiling:.1f}
 set title 'Sum of n floats on {device}: GB/s against n'
 set logscale x 2
 set format x '2^{{%L}}'
-set xlabel 'n (elements)'
+set xlabel 'n (elements)' offset 0,0.4
 set ylabel 'GB/s (4n bytes / median time)'
-set key outside bottom center horizontal maxcols 3 samplen 2
+# The key below the plot, three columns of titles kept short: gnuplot sizes a
+# column by its longest title, and one column of 15 entries would leave the
+# plot a sixth of the height (tests/bench.sh checks that it keeps half).
+set key outside below center horizontal reverse Left maxcols 3 samplen 1.5 width -4 font ',15'
 set grid
 set logscale y 10
 set yrange [0.5:peak * 1.6]
 {chr(10).join(styles)}
 plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
-     {"'" + lines_dat + "' using 1:" + str(len(programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only kernel at n', " + chr(92) if floor else chr(92)}
-     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
+     {"'" + lines_dat + "' using 1:" + str(len(programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only at n', " + chr(92) if floor else chr(92)}
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
      peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 
 set output '{os.path.join(out_dir, "bars.svg")}'
@@ -96,14 +102,14 @@ set format x '%g'
 set title 'Each program on {device}, n = 2^{{{big.bit_length() - 1}}}'
 set style fill solid 0.8
 set boxwidth 0.7
-set xtics rotate by -30
+set xtics rotate by 30 right
 set xlabel ''
 unset logscale y
-set key outside bottom center horizontal maxcols 2 samplen 2
+set key outside below center horizontal reverse Left maxcols 2 samplen 1.5 font ',15'
 set yrange [0:peak * 1.15]
 plot '{bars_dat}' using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
      '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,0.8 notitle, \\
-     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read-only ceiling %.0f GB/s', ceiling), \\
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
      peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 """
         p = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)

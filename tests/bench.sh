@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench.sh: the comparison's scripts, without a GPU: tables, plots and the
 # README table are regenerated from the committed results and must agree with
-# what is committed; the accuracy plot is drawn from every accuracy.csv (and
-# the docs fixture's); the programs of `make claims` compile; and this
-# toolkit's headers are as claim C says (bench/claims.py --api). Prints
-# PASS/FAIL/SKIP lines for tests/run.
+# what is committed; every committed plot keeps at least half its height for
+# the plot itself (tests/plotcheck.py); the accuracy plot is drawn from every
+# accuracy.csv (and the docs fixture's); the programs of `make claims`
+# compile; and this toolkit's headers are as claim C says (bench/claims.py
+# --api). Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
 # Every step the Makefile lists must have its rows, and CUB.
@@ -29,7 +30,7 @@ for d in $dirs; do
         if cmp -s "$tmp/compare.md" "$d/compare.md"; then echo "PASS bench/$gpu/compare.md is what the CSVs give"
         else echo "FAIL bench/$gpu/compare.md differs from what the CSVs give (run python3 bench/compare.py --from $d)"; fi
         if ! command -v gnuplot >/dev/null 2>&1; then
-            echo "SKIP bench/$gpu/plots: gnuplot is not installed"
+            echo "SKIP bench/$gpu/plots: gnuplot is not installed (apt-get install gnuplot-nox)"
         elif python3 - "$tmp" <<'PY'
 import sys, xml.etree.ElementTree as ET
 for name in ("bandwidth.svg", "bars.svg"):
@@ -41,11 +42,33 @@ for name in ("bandwidth.svg", "bars.svg"):
 PY
         then echo "PASS bench/$gpu/plots drawn as SVG with every series"
         else echo "FAIL bench/$gpu/plots: gnuplot output is not the expected SVG"; fi
+        # The key must leave the plot at least half the figure's height.
+        if out=$(python3 tests/plotcheck.py "$tmp/bandwidth.svg" "$tmp/bars.svg"); then
+            echo "PASS bench/$gpu/plots keep half their height for the plot"
+        else
+            echo "FAIL bench/$gpu/plots: $(echo "$out" | grep 'less than half\|no plotting' | tr '\n' ' ')"
+        fi
     else
         echo "FAIL bench/$gpu/tables: $(echo "$out" | tail -1)"
     fi
     rm -rf "$tmp"
 done
+# The committed plots, as the README and the chapters show them: the
+# plotting area at least half of each SVG's height. The check must catch a
+# figure whose key leaves the plot a sixth of it (one column of 15 titles).
+for f in results/*/*.svg; do
+    if out=$(python3 tests/plotcheck.py "$f"); then echo "PASS bench/$f: ${out#*: }"
+    else echo "FAIL bench/$f: ${out#*: } (run make plots)"; fi
+done
+tmp=$(mktemp -d)
+printf '<svg viewBox="0 0 820 640"><path d="M114.67,76.51 L114.67,175.90 L784.32,175.90 L784.32,76.51 L114.67,76.51 Z"/></svg>\n' >"$tmp/squashed.svg"
+if python3 tests/plotcheck.py "$tmp/squashed.svg" >/dev/null; then
+    echo "FAIL bench/self-test/plot-height: a plot 99 px high in a 640 px figure was not caught"
+else
+    echo "PASS bench/self-test/plot-height"
+fi
+rm -rf "$tmp"
+
 # Harris's seven kernels: harris.md is what harris.csv gives, for every GPU
 # and for the docs tests' fixture.
 for d in results/*/ tests/fixtures/results/*/; do
@@ -53,6 +76,7 @@ for d in results/*/ tests/fixtures/results/*/; do
     name=${d%/}
     tmp=$(mktemp -d)
     cp "$d/harris.csv" "$tmp/"
+    [ -f "$d/compare.csv" ] && cp "$d/compare.csv" "$tmp/"    # the nominal peak comes from it
     if ! python3 bench/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
     elif cmp -s "$tmp/harris.md" "$d/harris.md"; then
@@ -70,7 +94,7 @@ for d in $(ls -d results/*/ tests/fixtures/results/*/ 2>/dev/null); do
     [ -f "$d/accuracy.csv" ] || continue
     name=${d%/}; name=${name#results/}; name=${name/tests\/fixtures\/results/fixture}
     if ! command -v gnuplot >/dev/null 2>&1; then
-        echo "SKIP bench/$name/accuracy.svg: gnuplot is not installed"
+        echo "SKIP bench/$name/accuracy.svg: gnuplot is not installed (apt-get install gnuplot-nox)"
         continue
     fi
     tmp=$(mktemp -d)
@@ -94,6 +118,25 @@ if out=$(python3 bench/claims.py --api 2>&1); then
 else
     echo "FAIL bench/claims-api: $(echo "$out" | tr '\n' ';' | cut -c1-300)"
 fi
+# Where this nvcc is the one that made a committed claims_checks.csv, its
+# compiler rows are what claims.py says now, every message whole.
+for f in results/*/claims_checks.csv; do
+    [ -f "$f" ] || continue
+    python3 - "$f" "$out" <<'PY'
+import csv, sys
+path, said = sys.argv[1], sys.argv[2].splitlines()
+rows = [r for r in csv.DictReader(open(path, newline="", encoding="utf-8")) if r["kind"] == "compiler"]
+now = [f"{r['check']}: {r['result']}  {r['detail']}" for r in rows]
+toolkit = next((r["detail"] for r in rows if r["check"] == "toolkit"), "?")
+if not any(line.startswith("toolkit: ") and line.endswith(toolkit) for line in said):
+    print(f"SKIP bench/{path}: made with {toolkit}, another nvcc than this one")
+elif [l.rstrip() for l in now] == [l.rstrip() for l in said[:len(now)]]:
+    print(f"PASS bench/{path}: the compiler's rows are what claims.py --api gives")
+else:
+    diff = [f"{a!r} != {b!r}" for a, b in zip(now, said) if a.rstrip() != b.rstrip()]
+    print(f"FAIL bench/{path}: the compiler's rows differ from claims.py --api: {'; '.join(diff)[:300]}")
+PY
+done
 
 # Every program of make claims compiles (one architecture, no link).
 tmp=$(mktemp -d)

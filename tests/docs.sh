@@ -12,15 +12,27 @@
 #                       changed since (course/sources.sha256)
 #   docs/course-links   every link, image and anchor in course/*.md resolves,
 #                       and no template syntax is left in it
+#   docs/notation       tables and generated blocks write 2^28 as a power, µs
+#                       and ×, as the chapters do (course/: µs and × in tables);
+#                       no ratio is "1.11× times" anything
+#   docs/page-numbers   every measured number on a built page comes from a CSV
+#                       through the filter (a span.measured or a generated
+#                       block), and no worked example reports a run
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
-#   docs/make-help      every make target the README or a chapter names is in
-#                       make help
+#   docs/make-help      every make target the README or a chapter names, or the
+#                       test runner builds, is in make help
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly
 #   docs/numbers        no measured number typed by hand in the chapters
+#   docs/peaks          each GPU has one nominal peak on every page and in
+#                       every results file
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
 #   docs/links          every link and image in the built pages resolves
+#   docs/widths         no page wider than 390 or 1280 px: wide tables and
+#                       listings scroll in their own box (needs Chromium)
+#   docs/step-count     every page's footer and the README's title give the
+#                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
 #                       the comparison's plots are generated, and the appendix on
 #                       Harris's kernels shows its tables, numbers and racecheck
@@ -68,17 +80,23 @@ else
     skip docs/answers "there is no answers/ directory in this tree yet"
 fi
 check docs/numbers $CHECK numbers $CHAPTERS
+# One nominal peak per GPU, on every page and in every results file (the
+# programs' own output, harris_racecheck.txt, included).
+check docs/peaks $CHECK peaks course/*.md README.md results/*.md $(ls results/*/*.md results/*/*.txt 2>/dev/null)
 check docs/exercises $CHECK exercises $CHAPTERS
 
 # course/: fresh against its sources, and every link in it leads somewhere.
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
 check docs/course-links $CHECK mdlinks course
+check docs/course-notation $CHECK notation course
 check docs/readme-links $CHECK mdlinks .
-# Every make target the README or a chapter names is in make help.
+# Every make target the README or a chapter names is in make help, and so is
+# every target the test runner builds (its build tier: "build NAME TARGET").
 help=$($MAKE -s help 2>/dev/null)
 missing=
-for t in $(grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md | sed 's/`make //' | sort -u); do
+for t in $( (grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md | sed 's/`make //'
+             sed -n 's/^build [a-z-]* \([a-z][a-z0-9-]*\)$/\1/p' tests/run) | sort -u); do
     case "$t" in step*) t=stepNN ;; all) t='\[all\]' ;; esac
     printf '%s\n' "$help" | grep -Eq "make $t( |$)" || missing="$missing $t"
 done
@@ -108,6 +126,13 @@ if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tm
 else
     pass docs/self-test/numbers
 fi
+device=$(python3 -c 'import csv, glob; print(next(csv.DictReader(open(sorted(glob.glob("results/*/compare.csv"))[0])))["device"])' 2>/dev/null)
+printf '%s, nominal peak 3352 GB/s.\n\n%s: 132 SMs, nominal peak 3353 GB/s.\n' "$device" "$device" >"$tmp/peaks.md"
+if [ -z "$device" ] || $CHECK peaks "$tmp/peaks.md" >/dev/null 2>&1; then
+    fail docs/self-test/peaks "two nominal peaks for ${device:-(no GPU in results/)} were not caught"
+else
+    pass docs/self-test/peaks
+fi
 printf '```{.cpp include="steps/00_naive.cu" snippet="no_such_marker"}\n```\n' >"$tmp/ref.md"
 if $CHECK refs "$tmp/ref.md" >/dev/null 2>&1; then
     fail docs/self-test/refs "a missing marker was not caught"
@@ -133,6 +158,21 @@ if [ "$($CHECK mdlinks "$tmp/course" 2>/dev/null | grep -c .)" != 3 ]; then
     fail docs/self-test/course-links "a missing anchor, a missing file and an unfilled number were not all caught"
 else
     pass docs/self-test/course-links
+fi
+mkdir -p "$tmp/notation"
+printf '<table><caption>n = 2^22</caption><tr><td>48.88 us</td><td>2.33x</td></tr></table>\n<p>2^10 in prose, 12 us in prose, <span class="measured">1.11×</span> times faster</p>\n' >"$tmp/notation/a.html"
+printf '| n | time | vs CUB |\n|---|---|---|\n| 2^10 | 4.80 us | 0.85x |\n\nIt is 1.45× times\nfaster.\n' >"$tmp/notation/b.md"
+if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 7 ]; then
+    fail docs/self-test/notation "2^22, us and x in tables and × times in prose were not all caught (or prose 2^N and us were)"
+else
+    pass docs/self-test/notation
+fi
+mkdir -p "$tmp/numbers"
+printf '<p>It took 12.5 µs, <span class="measured">3.52 µs</span>.</p>\n<p><span class="example">On one H100, step 07 gave −1047.14026</span>; <span class="example">read in 250 µs, that is about 4295 GB/s</span></p>\n<div class="results"><table><tr><td>3.52 µs</td></tr></table></div>\n' >"$tmp/numbers/a.html"
+if [ "$($CHECK page-numbers "$tmp/numbers" 2>/dev/null | grep -c .)" != 2 ]; then
+    fail docs/self-test/page-numbers "a typed time and an example that reports a run were not both caught (or a measured span, a generated table or an arithmetic example was)"
+else
+    pass docs/self-test/page-numbers
 fi
 mkdir -p "$tmp/site"
 printf '<p id="a"><a href="#a">ok</a> <a href="gone.html">gone</a> <a href="#nowhere">x</a> <img src="f.svg"></p>\n' >"$tmp/site/index.html"
@@ -178,6 +218,33 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
         pass "docs/build ($(ls build/docs/*.html | wc -l) pages)"
     fi
     check docs/links $CHECK links build/docs
+    check docs/notation $CHECK notation build/docs
+    check docs/page-numbers $CHECK page-numbers build/docs
+    # No page wider than a phone's screen (390 px) or a laptop's (1280 px):
+    # a wide table or listing scrolls in its own box. Needs a headless Chromium.
+    if python3 -c 'import shutil, sys; sys.exit(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")))'; then
+        check docs/widths python3 tests/widths.py build/docs 390 1280
+        mkdir -p "$tmp/wide"
+        printf '<!doctype html><html><body><div style="width:1000px">wide</div></body></html>\n' >"$tmp/wide/page.html"
+        if python3 tests/widths.py "$tmp/wide" 390 >/dev/null 2>&1; then
+            fail docs/self-test/widths "a page 1000 px wide was not caught at 390 px"
+        else
+            pass docs/self-test/widths
+        fi
+    else
+        skip docs/widths "no headless Chromium to measure the pages with (apt-get install chromium)"
+    fi
+    # The footer of every page and the README's title count the steps there are.
+    count=$(ls steps/[0-9][0-9]_*.cu | wc -l)
+    word=$(python3 -c 'import sys; w = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(); n = int(sys.argv[1]); print(w[n] if n < len(w) else n)' "$count")
+    wrong=$(grep -L "a CUDA course in $word steps" build/docs/*.html build/docs/answers/*.html | tr '\n' ' ')
+    if [ -n "$wrong" ]; then
+        fail docs/step-count "these pages' footer does not say 'a CUDA course in $word steps': $wrong"
+    elif ! head -1 README.md | grep -q "in $word steps"; then
+        fail docs/step-count "README.md's title does not say 'in $word steps' ($count step files)"
+    else
+        pass "docs/step-count (footers and README: $word steps)"
+    fi
     if grep -q 'src="data:image/svg' build/docs/course.html && ! grep -q '<link rel="stylesheet"' build/docs/course.html; then
         pass docs/course-single-file
     else
@@ -226,6 +293,8 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
         fail docs/fixture "pages without their generated results:$missing"
     fi
     check docs/fixture/links $CHECK links $out
+    check docs/fixture/notation $CHECK notation $out
+    check docs/fixture/page-numbers $CHECK page-numbers $out
 else
     fail docs/fixture "$(grep -v '^pandoc\|^cp ' "$LOGS/docs_fixture.log" | head -4 | tr '\n' ' ')"
 fi

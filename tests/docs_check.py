@@ -9,7 +9,14 @@
                                        resolves, anchors as GitHub makes them,
                                        and nothing of the chapter templates is left
     docs_check.py numbers FILE.md...   no measured number typed by hand
+    docs_check.py peaks FILE...        each GPU has one nominal peak, whichever
+                                       page or results file gives it
     docs_check.py links DIR            every link and image in DIR/*.html resolves
+    docs_check.py page-numbers DIR     every measured number on DIR/*.html comes
+                                       from a CSV through the filter
+    docs_check.py notation DIR         tables and generated blocks in DIR/*.html
+                                       (and table rows in DIR/*.md) write powers,
+                                       µs and × as the chapters do
 
 Each prints one line per problem on stdout and exits 1 if there was any, 0 if
 none. A summary goes to stderr.
@@ -279,6 +286,174 @@ def check_numbers(files):
     return problems, f"{lines} lines of prose"
 
 
+# ---- peaks --------------------------------------------------------------------
+PEAK = re.compile(r"nominal(?: peak)? ([\d.,]+) ?GB/s")
+
+
+def check_peaks(files):
+    """Every "nominal peak N GB/s" in FILES names, for each GPU, one N. The
+    GPU is the last name of one (from every results/<gpu>/compare.csv, and
+    the G80 of bench/harris_g80.csv) in the 200 characters before it."""
+    import csv
+    import glob
+    names = set()
+    for path in glob.glob("results/*/compare.csv") + glob.glob("results/*/harris.csv") + ["bench/harris_g80.csv"]:
+        if os.path.isfile(path):
+            with open(path, newline="", encoding="utf-8") as f:
+                names |= {r["device"] for r in csv.DictReader(f) if r.get("device")}
+    names = sorted(names, key=len, reverse=True)
+    seen, problems, count = {}, [], 0
+    for path in files:
+        text = re.sub(r"\s+", " ", open(path, encoding="utf-8").read())
+        for m in PEAK.finditer(text):
+            before = text[max(0, m.start() - 200):m.start()]
+            at = [(before.rfind(n), n) for n in names if before.rfind(n) >= 0]
+            if not at:
+                continue
+            device = max(at)[1]
+            value = m.group(1).replace(",", "")
+            count += 1
+            seen.setdefault(device, {}).setdefault(value, []).append(path)
+    for device, values in sorted(seen.items()):
+        if len(values) > 1:
+            where = "; ".join(f"{v} GB/s in {', '.join(sorted(set(p)))}" for v, p in sorted(values.items()))
+            problems.append(f"{device}: more than one nominal peak: {where}")
+    return problems, f"{count} nominal peaks of {len(seen)} GPUs"
+
+
+# ---- notation -------------------------------------------------------------------
+# The chapters write 2^28 as a power, microseconds as µs and ratios with ×; a
+# table made by a script must read the same, and no ratio says × and "times"
+# both (anywhere on a page). On the HTML pages: every table
+# (cells and caption) and everything a script generated (.results blocks),
+# but for results/NOTES.md, quoted as written (.included); in course/*.md,
+# where a power is written 2^28, the table rows (notes.md left out).
+RAW_POWER = (re.compile(r"\b\d+\^\d+"), "2^N where the pages write a power")
+RAW_US = (re.compile(r"\d ?us\b"), "'us' where the pages write µs")
+RAW_X = (re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+ x (?=[A-Z])"), "'x' where the pages write ×")
+TIMES_TWICE = (re.compile(r"\d(?:×|x) times\b"), "× and 'times' both (1.11× times faster)")
+NOT_TEXT = {"code", "pre", "math", "script", "style", "svg"}
+EMPTY_TAGS = {"br", "img", "meta", "link", "hr", "input", "col", "source", "wbr"}
+
+
+class NotationScan(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.hits, self.tail = [], [], ""
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in EMPTY_TAGS:
+            self.stack.append((tag, (dict(attrs).get("class") or "").split()))
+
+    def handle_endtag(self, tag):
+        if any(t == tag for t, _ in self.stack):      # an end tag never opened closes nothing
+            while self.stack.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if any(t in NOT_TEXT for t in tags) or any("included" in c for _, c in self.stack):
+            return      # code, math, and results/NOTES.md, quoted as written
+        # "1.11×" in a span, " times faster" after it: look across the tags.
+        seen = self.tail + data
+        for m in TIMES_TWICE[0].finditer(seen):
+            if m.end() > len(self.tail):
+                self.hits.append((self.getpos()[0], TIMES_TWICE[1], m.group(0)))
+        self.tail = seen[-16:]
+        if "table" not in tags and not any("results" in c for _, c in self.stack):
+            return
+        for rx, what in (RAW_POWER, RAW_US, RAW_X):
+            for m in rx.finditer(data):
+                self.hits.append((self.getpos()[0], what, m.group(0)))
+
+
+def check_notation(root):
+    problems, pages = [], 0
+    for d, _, files in os.walk(root):
+        for name in sorted(files):
+            path = os.path.join(d, name)
+            if name.endswith(".html"):
+                pages += 1
+                scan = NotationScan()
+                scan.feed(open(path, encoding="utf-8").read())
+                problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
+            elif name.endswith(".md") and name != "notes.md":
+                pages += 1
+                text = re.sub(r"\s+", " ", " ".join(line for _, line in prose_lines(path)))
+                problems += [f"{os.path.relpath(path, root)}: {TIMES_TWICE[1]} ({m.group(0)})"
+                             for m in TIMES_TWICE[0].finditer(text)]
+                for k, line in prose_lines(path):
+                    if line.lstrip().startswith("|"):
+                        for rx, what in (RAW_US, RAW_X):
+                            problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({m.group(0)})"
+                                         for m in rx.finditer(line)]
+    return problems, f"{pages} pages"
+
+
+# ---- page-numbers ---------------------------------------------------------------
+# On a built page, a measured number comes from a CSV through the filter: it
+# sits in a span.measured ([]{.m}) or a generated block (.results, .listing,
+# a chart or plot, a note). Anything else that looks measured (a number with
+# a unit of time, bandwidth, a share or a ratio, or a decimal with three
+# digits or more after the point) was typed by hand. A worked example
+# ([...]{.example}) is arithmetic, not a run: one that says what a program
+# gave or took is a measurement in disguise. results/NOTES.md (.included) is
+# quoted as written.
+PAGE_MEASURED = re.compile(r"[−-]?\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×)(?![A-Za-z])"
+                           r"|[−-]?\d+\.\d{3,}")
+RUN_VERBS = re.compile(r"\b(?:gave|gives|measured|took|takes|ran|reached)\b")
+FROM_FILES = {"measured", "results", "listing", "chart-block", "plot", "note", "included", "claim"}
+NOT_PROSE = NOT_TEXT | {"title", "head"}
+
+
+class NumberScan(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.hits, self.example = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in EMPTY_TAGS:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        self.stack.append((tag, classes))
+        if "example" in classes and self.example is None:
+            self.example = (len(self.stack), self.getpos()[0], [])
+
+    def handle_endtag(self, tag):
+        if not any(t == tag for t, _ in self.stack):
+            return
+        while self.stack.pop()[0] != tag:
+            pass
+        if self.example and len(self.stack) < self.example[0]:
+            text = " ".join(self.example[2])
+            if RUN_VERBS.search(text) and PAGE_MEASURED.search(text):
+                self.hits.append((self.example[1], "a worked example that reports a run",
+                                  re.sub(r"\s+", " ", text)[:80]))
+            self.example = None
+
+    def handle_data(self, data):
+        if any(t in NOT_PROSE for t, _ in self.stack) or any(set(c) & FROM_FILES for _, c in self.stack):
+            return
+        if self.example:
+            self.example[2].append(data)
+            return
+        for m in PAGE_MEASURED.finditer(data):
+            self.hits.append((self.getpos()[0], "a number typed by hand", m.group(0)))
+
+
+def check_page_numbers(root):
+    problems, pages = [], 0
+    for d, _, files in os.walk(root):
+        for name in sorted(files):
+            if name.endswith(".html"):
+                pages += 1
+                path = os.path.join(d, name)
+                scan = NumberScan()
+                scan.feed(open(path, encoding="utf-8").read())
+                problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
+    return problems, f"{pages} pages"
+
+
 # ---- links --------------------------------------------------------------------
 class Collector(html.parser.HTMLParser):
     def __init__(self):
@@ -340,10 +515,15 @@ def main():
         problems, summary = check_links(args[0])
     elif cmd == "mdlinks":
         problems, summary = check_mdlinks(args[0])
+    elif cmd == "notation":
+        problems, summary = check_notation(args[0])
+    elif cmd == "page-numbers":
+        problems, summary = check_page_numbers(args[0])
     elif cmd == "exercises":
         problems, summary = check_exercises(args)
-    elif cmd in ("refs", "answers", "numbers"):
-        problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers}[cmd](args)
+    elif cmd in ("refs", "answers", "numbers", "peaks"):
+        problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers,
+                             "peaks": check_peaks}[cmd](args)
     else:
         print(f"docs_check.py: unknown check '{cmd}'", file=sys.stderr)
         return 2

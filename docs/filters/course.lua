@@ -51,9 +51,11 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
         runs, distinct, spread (without n: from determinism.csv), and
-        without a step: device, peak, ceiling, launch; floor (with n: the
-        read-only kernel's time at n, floor.csv); cache="warm": from
-        compare-warm.csv
+        without a step: device, peak, ceiling, launch (ceiling.csv); floor
+        and floor_gbps (with n: the read-only kernel at n, floor.csv),
+        empty (the empty kernel of floor.csv), below (of="floor" or
+        "empty": a clause saying how far any program's median falls below
+        it); cache="warm": from compare-warm.csv
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=,
         in the first results/<gpu>/ that has FILE (or gpu="nvidia-h200");
@@ -95,7 +97,8 @@ Pages:
                          another Markdown file, without its level-1 title
   ::: web-only           left out of the one-page course
 
-Metadata, set by docs/docs.mk:
+Metadata, set by docs/docs.mk (the filter adds step-count, the number of
+steps in words, for the footer):
   chapter       the page being built: a chapter name, "index" or "course"
   chapters      every chapter name, in reading order
   results-dirs  the results/<gpu> directories that hold a compare.csv
@@ -482,19 +485,45 @@ local function known_program(prog)
   return false
 end
 
--- The nominal peak, from the row with the most digits in its % of peak.
+-- A row's GB/s: bytes / median time, which has more digits than its gbps
+-- column (4096 bytes in 7.392 µs are 0.55 GB/s; the column says 0.6).
+local function row_gbps(r)
+  local b, us = tonumber(r.bytes), tonumber(r.median_us)
+  if b and us and b > 0 and us > 0 then return b / us / 1e3 end
+  return tonumber(r.gbps)
+end
+
+-- The nominal peak, as bench/peak.py reads it back from the rows: each row
+-- bounds it (its gbps, bytes / median_us and pct_peak each within their
+-- rounding), and the middle of the range that every row allows is the peak.
+-- Should no range fit them all, the row with the largest % of peak decides.
 local function nominal_peak(rows)
-  local best, peak = 0, nil
+  local low, high, best, fallback = 0, math.huge, 0, nil
   for _, r in ipairs(rows) do
     local g, p = tonumber(r.gbps), tonumber(r.pct_peak)
-    if g and p and p > best then best, peak = p, 100 * g / p end
+    local b, us, gpus = tonumber(r.bytes), tonumber(r.median_us), tonumber(r.gpus) or 1
+    if g and p and b and us and p > 0.005 and g > 0 and us > 0.0005 and b > 0 then
+      local g_low = math.max(g - 0.05, b / (us + 0.0005) / 1e3)
+      local g_high = math.min(g + 0.05, b / (us - 0.0005) / 1e3)
+      low = math.max(low, 100 * g_low / (p + 0.005) / gpus)
+      high = math.min(high, 100 * g_high / (p - 0.005) / gpus)
+    end
+    if g and p and p > best then best, fallback = p, 100 * g / p / gpus end
   end
-  return peak
+  if high < math.huge and low <= high then return (low + high) / 2 end
+  return fallback
+end
+
+-- One GPU's nominal peak, the same in every table of it: from its
+-- compare.csv (the most rows), or from the rows at hand where it has none.
+local function gpu_peak(dir, rows)
+  local all = read_csv(dir .. "/compare.csv")
+  return nominal_peak((all and #all > 0) and all or rows or {})
 end
 
 local function gpu_caption(rows, dir, file, what, extra)
   local dev = rows[1] and rows[1].device or dir
-  local peak = nominal_peak(rows)
+  local peak = gpu_peak(dir, rows)
   return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
     peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
     extra and (" " .. extra) or "")
@@ -552,7 +581,7 @@ local function results_table(el)
           if r then
             local ratio = "—"
             if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
-            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(tonumber(r.gbps)),
+            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(row_gbps(r)),
                                 pct_text(tonumber(r.pct_peak)), ratio }
           else
             body[#body + 1] = { label, name, "not measured", "", "", "" }
@@ -570,7 +599,7 @@ local function results_table(el)
 end
 
 local metrics = {
-  gbps = { "GB/s", function(r) return gbps_text(tonumber(r.gbps)) end },
+  gbps = { "GB/s", function(r) return gbps_text(row_gbps(r)) end },
   median = { "median time", function(r) return time_text(tonumber(r.median_us)) end },
   pct = { "% of nominal peak", function(r) return pct_text(tonumber(r.pct_peak)) end },
 }
@@ -803,7 +832,8 @@ end
 
 -- ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result detail"
 --     labels="what|result|detail" caption="..." make="claims"}
--- The rows of any CSV that match where=, those columns, as they are.
+-- The rows of any CSV that match where=, those columns, as they are (words,
+-- not numbers: the cells may wrap, class "words").
 local function csv_table(el)
   must_be_empty(el, "csv-table")
   local a = el.attributes
@@ -831,7 +861,7 @@ local function csv_table(el)
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+  return pandoc.Div(blocks, pandoc.Attr("", { "results", "words" }))
 end
 
 -- ```{.accuracy sizes="2^10 2^16 2^20 2^24 2^28"}
@@ -880,6 +910,31 @@ local function accuracy_table(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
+-- How far the programs' medians fall below the floor (of="floor": the
+-- read-only kernel at the same n; of="empty": the empty kernel), as a clause:
+-- "the median of 06_last_block at 2^28 is 1.04 µs (0.30%) below the read-only
+-- kernel's, the most of any program" or "no program's median is below the
+-- read-only kernel's". The floor is one more measurement, so a sum can land
+-- under it; this says by how much, from the files, whatever they hold.
+local function below_floor(dir, of, warm)
+  if of ~= "floor" and of ~= "empty" then fail("m: below needs of=\"floor\" or of=\"empty\"") end
+  local rows = read_csv(dir .. "/" .. (warm and "compare-warm.csv" or "compare.csv"))
+  local at, empty = floor_times(dir, warm)
+  if not rows or (of == "floor" and next(at) == nil) or (of == "empty" and not empty) then return nil end
+  local what = of == "floor" and "the read-only kernel’s" or "the empty kernel’s"
+  local worst, gap, n_at, base = nil, 0, nil, nil
+  for _, r in ipairs(rows) do
+    local n, us = tonumber(r.n), tonumber(r.median_us)
+    local f = of == "floor" and at[n] or empty
+    if r.status == "OK" and f and us and f - us > gap then worst, gap, n_at, base = r.step, f - us, n, f end
+  end
+  if not worst then return pandoc.Span(markdown("no program’s median is below " .. what)[1].content,
+                                       pandoc.Attr("", { "measured", "clause" })) end
+  local text = string.format("the median of %s at %s is %s (%s) below %s, the most of any program", short(worst),
+                             size_md(n_at), time_text(gap), pct_text(100 * gap / base), what)
+  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured", "clause" }))
+end
+
 -- One measured number, in a sentence.
 local function measure(el)
   local a = el.attributes
@@ -907,20 +962,30 @@ local function measure(el)
     end
     return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
   end
+  local function shown(text) return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" })) end
   if v == "ceiling" or v == "launch" then
     local rows = read_csv(dir .. "/ceiling.csv")
     if not rows then return missing end
     for _, r in ipairs(rows) do
-      if v == "ceiling" and r.kind == "read" then return pandoc.Str(gbps_text(tonumber(r.gbps)) .. " GB/s") end
-      if v == "launch" and r.kind == "empty" then return pandoc.Str(time_text(tonumber(r.median_us))) end
+      if v == "ceiling" and r.kind == "read" then return shown(gbps_text(tonumber(r.gbps)) .. " GB/s") end
+      if v == "launch" and r.kind == "empty" then return shown(time_text(tonumber(r.median_us))) end
     end
     return missing
   end
-  if v == "floor" then
+  -- The floor's run (floor.csv): the read-only kernel at n, as a time or in
+  -- GB/s, and the empty kernel timed beside it.
+  if v == "floor" or v == "floor_gbps" then
     local at = floor_times(dir, a["cache"] == "warm")
-    local us = at[parse_size(a["n"] or fail("m: floor needs n=\"2^20\""))]
-    return us and pandoc.Span({ pandoc.Str(time_text(us)) }, pandoc.Attr("", { "measured" })) or missing
+    local n = parse_size(a["n"] or fail("m: " .. v .. " needs n=\"2^20\""))
+    local us = at[n]
+    if not us then return missing end
+    return shown(v == "floor" and time_text(us) or (gbps_text(4 * n / us / 1e3) .. " GB/s"))
   end
+  if v == "empty" then
+    local _, empty = floor_times(dir, false)
+    return empty and shown(time_text(empty)) or missing
+  end
+  if v == "below" then return below_floor(dir, a["of"], a["cache"] == "warm") or missing end
   -- With a size, a row of compare.csv (compare-warm.csv with cache="warm");
   -- without, the step's row of determinism.csv.
   local file = (a["n"] or v == "device" or v == "peak") and
@@ -929,8 +994,8 @@ local function measure(el)
   if not rows or #rows == 0 then return missing end
   if v == "device" then return pandoc.Str(rows[1].device) end
   if v == "peak" then
-    local peak = nominal_peak(rows)
-    return peak and pandoc.Str(gbps_text(peak) .. " GB/s") or missing
+    local peak = gpu_peak(dir, rows)
+    return peak and pandoc.Span({ pandoc.Str(gbps_text(peak) .. " GB/s") }, pandoc.Attr("", { "measured" })) or missing
   end
   local step = a["step"] or fail("m: which step? step=\"03\"")
   local r
@@ -945,7 +1010,7 @@ local function measure(el)
   local text
   if v == "median" then text = time_text(tonumber(r.median_us))
   elseif v == "min" then text = time_text(tonumber(r.min_us))
-  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "gbps" then text = gbps_text(row_gbps(r)) .. " GB/s"
   elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
   elseif v == "grid" then text = r.grid
   elseif v == "block" then text = r.block
@@ -964,7 +1029,7 @@ local function measure(el)
     local read
     for _, x in ipairs(c or {}) do if x.kind == "read" then read = tonumber(x.gbps) end end
     if not read then return missing end
-    text = pct_text(100 * tonumber(r.gbps) / read)
+    text = pct_text(100 * row_gbps(r) / read)
   elseif v == "distinct" then text = r.distinct
   elseif v == "spread" then text = string.format("%.0f", tonumber(r.spread_ulp) or 0)
   elseif v == "vs_cub" then
@@ -1042,7 +1107,7 @@ local function chart(el)
       local step = r.step or ""
       if is_program(step, prog) then
         name = step
-        local n, y = tonumber(r.n), tonumber(r.gbps)
+        local n, y = tonumber(r.n), row_gbps(r)
         if metric == "vs_cub" then
           local cub = find_row(rows, "cub", n)
           y = cub and tonumber(cub.median_us) / tonumber(r.median_us) or nil
@@ -1200,6 +1265,34 @@ local function include_markdown(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
 end
 
+-- Markdown that a script generated (harris.md, multi.md) as the chapters
+-- show it: 2^28 as a power, as it is written in the chapters (the scripts
+-- write 2^28, which reads as it is on GitHub; course/ keeps it so), and its
+-- tables with the widths left to the browser, as pipe_table leaves them.
+local function as_chapter(blocks)
+  return walk(blocks, {
+    Str = function(el)
+      local pre, base, exp, post = el.text:match("^(.-)(%d+)%^(%d+)(.*)$")
+      if not pre then return nil end
+      local out = { pandoc.Str(pre .. base), pandoc.Superscript({ pandoc.Str(exp) }) }
+      if post ~= "" then out[#out + 1] = pandoc.Str(post) end
+      return out
+    end,
+    Table = function(el)
+      if el.colspecs then
+        for i, c in ipairs(el.colspecs) do el.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
+      end
+      -- A column of words (Harris's techniques) may wrap; the numbers keep
+      -- to one line (style.css, table.words-2).
+      local head = el.head and el.head.rows and el.head.rows[1]
+      if head and head.cells[2] and stringify(head.cells[2].contents) == "technique" then
+        el.classes:insert("words-2")
+      end
+      return el
+    end,
+  })
+end
+
 -- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
 -- one after another; where there are none yet, a note that says what to run.
 local function multi_results(el)
@@ -1229,7 +1322,7 @@ local function multi_results(el)
     blocks[#blocks + 1] = note("*Runs on two GPUs or more are still to come: `make compare-multi` on such a " ..
                                "machine writes `results/<gpu>-x<G>/`, and this section shows it.*")
   end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
 end
 
 -- ---- Harris's seven kernels -----------------------------------------------------
@@ -1257,7 +1350,7 @@ local function harris_markdown(dir, file)
     end
     blocks[#blocks + 1] = b
   end
-  return blocks
+  return as_chapter(blocks)
 end
 
 local function harris_results(el)
@@ -1376,7 +1469,7 @@ local function harris_value(rows, a, v)
   local us = tonumber(r.median_us)
   local text
   if v == "median" then text = time_text(us)
-  elseif v == "gbps" then text = gbps_text(tonumber(r.gbps)) .. " GB/s"
+  elseif v == "gbps" then text = gbps_text(row_gbps(r)) .. " GB/s"
   elseif v == "pct" then text = pct_text(tonumber(r.pct_peak))
   elseif v == "grid" then text = r.grid
   elseif v == "block" then text = r.block
@@ -1400,7 +1493,7 @@ end
 local function harris_measure(el)
   local a = el.attributes
   local v = a["v"] or fail("harris-m: which value? v=\"median\"")
-  if a["g80"] then return pandoc.Str(harris_g80_value(a, v)) end
+  if a["g80"] then return pandoc.Span({ pandoc.Str(harris_g80_value(a, v)) }, pandoc.Attr("", { "measured" })) end
   if a["label"] and not harris_label_known(a["label"]) then fail("harris-m: unknown label '" .. a["label"] .. "'") end
   if a["gpu"] == nil then
     return harris_value(cfg.harris[1] and read_csv(cfg.harris[1] .. "/harris.csv"), a, v)
@@ -1447,6 +1540,19 @@ local function href(name)
   if cfg.page == "course" then return "#" .. name end
   if cfg.md then return name == "index" and "README.md" or (name .. ".md") end
   return name .. ".html"
+end
+
+-- How many steps the course has, in words ("ten"), for the pages' footer:
+-- the chapters named NN_name, which are the step files (docs.mk).
+local number_words = { "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                       "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+                       "eighteen", "nineteen", "twenty" }
+local function step_count()
+  local count = 0
+  for _, name in ipairs(cfg.chapters) do
+    if name:match("^%d%d_") then count = count + 1 end
+  end
+  return number_words[count] or tostring(count)
 end
 
 local function chapter_list()
@@ -1589,6 +1695,11 @@ local md_final = {
 -- Other files of the repository (../bench/tune.cu, ../results/...) are
 -- reached from the pages through repo-root, the way back from DOCS_OUT.
 local html_final = {
+  -- Every table in a box of its own that scrolls sideways when the table is
+  -- wider than the page, so that the page itself never is.
+  Table = function(el)
+    return pandoc.Div({ el }, pandoc.Attr("", { "table-scroll" }))
+  end,
   Link = function(el)
     local a = answer_href(el.target)
     if a then el.target = a
@@ -1716,6 +1827,7 @@ function Pandoc(doc)
     m.next = link(cfg.chapters[1], chapter_meta(cfg.chapters[1]).title)
   end
   m["home-href"] = cfg.page == "course" and "#top" or "index.html"
+  m["step-count"] = step_count()
   if m.summary then m["summary-text"] = stringify(m.summary) end
   doc.meta = m
 
