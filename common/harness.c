@@ -195,7 +195,7 @@ int run_step(int argc, char **argv, const step_t *step)
     }
     infile_t file;
     if (open_input(&opt, &file, err, sizeof err)) {
-        fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+        fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
         return EXIT_USAGE;
     }
     device_t dev;

@@ -35,7 +35,7 @@ static void draw(const source_t *src, size_t n, size_t s0, size_t len, elem_t *b
 {
     if (src->file) {
         char err[512];
-        if (infile_read(src->file, s0, len, (float *)buf, err, sizeof err)) {
+        if (infile_read(src->file, s0, len, buf, err, sizeof err)) {
             fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
             exit_cleanly(EXIT_USAGE);
         }

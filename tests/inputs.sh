@@ -58,15 +58,17 @@ else
     fail "asan+ubsan" "exit $rc: ${report:-no report}"
 fi
 # ---- the user's file, through a step --------------------------------------------
-# bad_file NAME REGEX: ./step03 on $tmp/files/NAME says REGEX in one line, exit 2.
+# bad_file NAME REGEX: ./step03 on $tmp/files/NAME says REGEX in one line
+# (then the usage errors' hint), exit 2.
 bad_file() {
     local name=$1 regex=$2 out rc
     out=$(./step03 --check-only --input-file "$tmp/files/$name" 2>&1 >/dev/null)
     rc=$?
-    if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && printf '%s' "$out" | grep -Eq -- "$regex"; then
-        pass "cli/$name: exit 2, one line: $(printf '%s' "$out" | cut -c1-110)"
+    if [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 2 ] && printf '%s' "$out" | head -1 | grep -Eq -- "$regex" &&
+       printf '%s' "$out" | tail -1 | grep -q "^Try '.*--help'"; then
+        pass "cli/$name: exit 2, one line: $(printf '%s' "$out" | head -1 | cut -c1-110)"
     else
-        fail "cli/$name" "exit $rc, expected 2 and one line matching '$regex': $out"
+        fail "cli/$name" "exit $rc, expected 2, one line matching '$regex' and the hint: $out"
     fi
 }
 if [ -x ./step03 ]; then

@@ -38,9 +38,10 @@ $(HYG)/unit_exact: tests/unit.c $(HARNESS:%=$(HYG)/exact/%.o) $(HYG)/exact/multi
 	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -DREDUCE_EXACT -I$(CUDA_HOME)/include -o $@ $< \
 	    $(HARNESS:%=$(HYG)/exact/%.o) $(HYG)/exact/multi/shard.o $(CUDART_LIBS) $(LDLIBS) -lm
 
-# The fuzzer needs only the argument parser.
-$(HYG)/fuzz_args: tests/fuzz_args.c $(HYG)/float/args.o $(HEADERS)
-	$(CC) $(SAN_CFLAGS) $(CWARN) -I$(CUDA_HOME)/include -o $@ $< $(HYG)/float/args.o
+# The fuzzer needs only the argument parser (and the names of the inputs).
+FUZZ_OBJS := $(addprefix $(HYG)/float/,args.o inputs/inputs.o inputs/exact.o inputs/exact_round.o)
+$(HYG)/fuzz_args: tests/fuzz_args.c $(FUZZ_OBJS) $(HEADERS)
+	$(CC) $(SAN_CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(FUZZ_OBJS) -lm
 
 # Every step with its host code sanitized: the misuse table runs against these.
 define HYGIENE_STEP

@@ -128,9 +128,10 @@ int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
 }
 
 /* ---- 3. reading a slice ------------------------------------------------------------ */
-int infile_read(const infile_t *f, size_t first, size_t count, float *buf, char *err,
+int infile_read(const infile_t *f, size_t first, size_t count, void *to, char *err,
                 size_t errlen)
 {
+    uint32_t *buf = (uint32_t *)to;
     if (first > f->n || count > f->n - first) {
         snprintf(err, errlen, "'%s': elements %zu to %zu asked for, but it holds %zu", f->path,
                  first, first + count, f->n);
@@ -144,10 +145,8 @@ int infile_read(const infile_t *f, size_t first, size_t count, float *buf, char 
     }
     if (!little_endian_host()) {
         for (size_t j = 0; j < count; j++) {      /* the file is little-endian */
-            uint32_t u;
-            memcpy(&u, &buf[j], sizeof u);
-            u = (u >> 24) | (u >> 8 & 0xff00u) | (u << 8 & 0xff0000u) | (u << 24);
-            memcpy(&buf[j], &u, sizeof u);
+            uint32_t u = buf[j];
+            buf[j] = (u >> 24) | (u >> 8 & 0xff00u) | (u << 8 & 0xff0000u) | (u << 24);
         }
     }
     return 0;

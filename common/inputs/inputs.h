@@ -99,10 +99,11 @@ typedef struct {
  * reason in err (and *f closed). */
 int infile_open(infile_t *f, const char *path, char *err, size_t errlen);
 
-/* Reads elements [first, first + count) into buf as floats (in the host's
- * byte order). Safe to call from several threads at once. Returns 0, or
- * INFILE_BAD if the file cannot be read or has shrunk since it was opened. */
-int infile_read(const infile_t *f, size_t first, size_t count, float *buf, char *err,
+/* Reads elements [first, first + count) into buf, 4 bytes each: floats in
+ * the host's byte order (the exact build sums those bits as integers). Safe
+ * to call from several threads at once. Returns 0, or INFILE_BAD if the file
+ * cannot be read or has shrunk since it was opened. */
+int infile_read(const infile_t *f, size_t first, size_t count, void *buf, char *err,
                 size_t errlen);
 
 void infile_close(infile_t *f);

@@ -279,7 +279,7 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     }
     infile_t file;
     if (open_input(&opt, &file, err, sizeof err)) {
-        fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+        fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
         return EXIT_USAGE;
     }
     if (g_gpus && g_virtual) {
