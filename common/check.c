@@ -145,7 +145,7 @@ void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const ref
 #ifdef REDUCE_EXACT
     res->reference_u32 = ref->u_sum;
 #else
-    double abs_sum = exact_abs_sum(&ref->exact);
+    double abs_sum = res->abs_sum = exact_abs_sum(&ref->exact);
     res->reference = exact_to_double(&ref->exact);
     res->reference_bits = bits_of(exact_round(&ref->exact));
     res->bound = error_bound(res->depth, abs_sum, ref->from_file);

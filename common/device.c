@@ -78,9 +78,10 @@ void print_header(const options_t *opt, const program_t *p, const device_t *d, c
         format_csv_header(header, sizeof header);
         printf("%s\n", header);
     } else {
-        printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements%s%s\n",
+        printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements, %s %s%s%s\n",
                p->name, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes / 1e6,
-               d->peak_gbps, ELEM_NAME, how ? ", " : "", how ? how : "");
+               d->peak_gbps, ELEM_NAME, opt->input_file ? "from" : "input",
+               opt->input_file ? opt->input_file : dist_info[opt->input].name, how ? ", " : "", how ? how : "");
     }
     fflush(stdout);
 }

@@ -147,6 +147,7 @@ typedef struct {
     uint32_t reference_bits;  /* float build: the bits of the correctly rounded sum */
     uint32_t reference_u32;   /* exact build: the exact sum */
     double error, bound;      /* float build */
+    double abs_sum;           /* float build: the sum of the magnitudes (rounded up) */
     int overflow;             /* float build: the magnitudes reach float's range, so a
                                  partial sum may overflow (inf or NaN accepted) */
     double depth;             /* additions an element goes through at most, as the bound counts them */

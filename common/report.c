@@ -93,7 +93,7 @@ void format_csv_header(char *buf, size_t len)
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
              "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
-             "replica,gpus,depth,input,sum_hex,reference_hex,overflow");
+             "replica,gpus,depth,input,sum_hex,reference_hex,overflow,abs_sum");
 }
 
 /* Text fields are quoted, with inner quotes doubled (RFC 4180). */
@@ -112,7 +112,7 @@ static void csv_text(char *buf, size_t len, const char *s)
 
 void format_csv(char *buf, size_t len, const result_t *r)
 {
-    char tech[160], dev[160], input[300], sum[64], ref[64], err[32], bound[32], hex[40];
+    char tech[160], dev[160], input[300], sum[64], ref[64], err[32], bound[32], hex[80];
     csv_text(tech, sizeof tech, r->technique);
     csv_text(dev, sizeof dev, r->device);
     csv_text(input, sizeof input, r->input ? r->input : "uniform");
@@ -123,9 +123,10 @@ void format_csv(char *buf, size_t len, const result_t *r)
     snprintf(ref, sizeof ref, "%" PRIu32, r->reference_u32);
     snprintf(err, sizeof err, "%" PRIu32, (uint32_t)r->sum - r->reference_u32);
     snprintf(bound, sizeof bound, "0");
-    snprintf(hex, sizeof hex, "0x%08x,0x%08x,no", sum_bits, r->reference_u32);
+    snprintf(hex, sizeof hex, "0x%08x,0x%08x,no,0", sum_bits, r->reference_u32);
 #else
-    snprintf(hex, sizeof hex, "0x%08x,0x%08x,%s", sum_bits, r->reference_bits, r->overflow ? "yes" : "no");
+    snprintf(hex, sizeof hex, "0x%08x,0x%08x,%s,%.17g", sum_bits, r->reference_bits,
+             r->overflow ? "yes" : "no", r->abs_sum);
     snprintf(sum, sizeof sum, "%.9g", (double)r->sum);
     snprintf(ref, sizeof ref, "%.17g", r->reference);
     snprintf(err, sizeof err, "%.3g", r->error);
