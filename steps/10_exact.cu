@@ -50,11 +50,12 @@ namespace cg = cooperative_groups;
 
 // ---- kernels ----------------------------------------------------------------
 // [begin block_words]
-// The block's 14 words from its threads' carried digits and flags: word
-// i < 10 sums digit i over the threads (at most 1024 of under 2^31 each), then
-// carries; words 10 to 13 count the threads that saw a NaN, +inf, -inf, and a
-// term other than -0. Tile w sums digits w, w + tiles, ... Valid in thread 0.
-__device__ void block_words(cg::thread_block block, const long long *digits, unsigned flags,
+// The block's 14 words from its threads' digits and its tiles' flags: word
+// i < 10 sums digit i over the threads (at most 1024 of under 2^53 each: see
+// acc_must_carry), words 10 to 13 are 1 if some thread saw a NaN, +inf, -inf,
+// a term other than -0. Tile w sums digits w, w + tiles, ...; tile 0 also ORs
+// the tiles' flags. Valid after the next barrier, in every thread.
+__device__ void block_words(cg::thread_block block, const long long *digits, const unsigned *tile_flags,
                             long long *words)
 {
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
@@ -67,13 +68,12 @@ __device__ void block_words(cg::thread_block block, const long long *digits, uns
         if (tile.thread_rank() == 0)
             words[i] = s;
     }
-    for (int c = 0; c < 4; c++) {                  // also a barrier: every digit sum is written
-        int count = __syncthreads_count(flags >> c & 1);
-        if (block.thread_rank() == 0)
-            words[DIGITS + c] = count;
+    if (tile.meta_group_rank() == 0) {
+        unsigned seen = tile.thread_rank() < tiles ? tile_flags[tile.thread_rank()] : 0;
+        seen = cg::reduce(tile, seen, cg::bit_or<unsigned>());
+        if (tile.thread_rank() < 4)
+            words[DIGITS + tile.thread_rank()] = seen >> tile.thread_rank() & 1;
     }
-    if (block.thread_rank() == 0)
-        acc_carry(words, 1);
 }
 // [end block_words]
 
@@ -84,11 +84,14 @@ __device__ void block_words(cg::thread_block block, const long long *digits, uns
 // digit i at digits[(w * DIGITS + i) * 32 + l]: 32 apart, a constant, so
 // every digit's address is one register plus an offset, and a warp's
 // accesses fall in 32 different banks whichever digits its lanes pick.
+// Thread 0 takes the block's words into registers (w): everything after
+// that, rounding included, indexes them only by constants.
 __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n, acc_state_t *state,
                                                       elem_t *out)
 {
     extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes
     __shared__ long long words[WORDS];
+    __shared__ unsigned tile_flags[32];            // each tile's flags, ORed
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
     long long *mine = digits + tile.meta_group_rank() * DIGITS * 32 + tile.thread_rank();
@@ -96,11 +99,22 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
         mine[i * 32] = 0;
     size_t rank = (size_t)blockIdx.x * blockDim.x + threadIdx.x, threads = (size_t)gridDim.x * blockDim.x;
     unsigned flags = thread_accumulate(in, n, rank, threads, mine, 32);
-    acc_carry(mine, 32);                           // each digit under 2^31: the block sum fits
-    block.sync();                                  // every thread's digits are carried
-    block_words(block, digits, flags, words);
-    if (block.thread_rank() == 0 && (gridDim.x == 1 || acc_combine(state, words, gridDim.x)))
-        *out = acc_result(words);
+    if (acc_must_carry(n, threads))                // never at the default launch shapes
+        acc_carry(mine, 32);
+    flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());
+    if (tile.thread_rank() == 0)
+        tile_flags[tile.meta_group_rank()] = flags;
+    block.sync();                                  // every thread's digits and flags are in
+    block_words(block, digits, tile_flags, words);
+    block.sync();
+    if (block.thread_rank() == 0) {
+        long long w[WORDS];
+        for (int i = 0; i < WORDS; i++)
+            w[i] = words[i];
+        acc_carry(w, 1);                           // each digit in [-2^31, 2^31)
+        if (gridDim.x == 1 || acc_combine(state, w, gridDim.x))
+            *out = acc_result(w);
+    }
 }
 // [end kernel]
 

@@ -42,7 +42,8 @@
 #define WORDS (DIGITS + 4)        // a block's or the grid's accumulator: digits, then four counts
 enum { NAN_COUNT = DIGITS, POS_INF_COUNT, NEG_INF_COUNT, NOT_NEG_ZERO_COUNT };
 
-// A thread notes what else it saw as flags; a block counts the threads that saw each.
+// A thread notes what else it saw as flags; a block's word for each flag is 1
+// if any of its threads saw it, so the grid's word counts the blocks that did.
 enum { SAW_NAN = 1, SAW_POS_INF = 2, SAW_NEG_INF = 4, SAW_NOT_NEG_ZERO = 8 };
 
 #define QUIET_NAN 0x7fc00000u     // the NaN the sum returns
@@ -150,6 +151,7 @@ HOST_DEVICE void acc_add_float(long long *d, int stride, unsigned u)
 HOST_DEVICE void acc_carry(long long *d, int stride)
 {
     long long carry = 0;
+    UNROLL
     for (int i = 0; i < DIGITS; i++) {
         long long x = d[i * stride] + carry;
         long long digit = (int)(unsigned)x;               // in [-2^31, 2^31)
@@ -164,11 +166,24 @@ HOST_DEVICE void acc_carry(long long *d, int stride)
 HOST_DEVICE void acc_canonical(long long *d)
 {
     long long carry = 0;
+    UNROLL
     for (int i = 0; i < DIGITS; i++) {
         long long x = d[i] + carry;
         d[i] = x & 0xffffffff;
         carry = x >> 32;                                  // floor(x / 2^32), also below zero
     }
+}
+
+// Must a thread carry its digits before the block sums them? Not while no sum
+// of them can overflow. Every digit is under 2^31 in size after a slow group
+// (those carry), and each fast group adds under 2^32 to it, so after G groups
+// it is under 2^31 + G 2^32; a block of at most 2^10 threads sums to under
+// 2^41 + G 2^42, below 2^63 for any G <= 2^20. A thread adds at most
+// ceil(n / (32 threads)) groups, which is <= 2^20 while n <= 2^25 threads.
+// The same answer for every thread of the grid: a uniform branch.
+HOST_DEVICE bool acc_must_carry(size_t n, size_t threads)
+{
+    return n > (threads << 25);
 }
 // [end digits]
 
@@ -407,6 +422,7 @@ HOST_DEVICE void fence()
 // the grid's words in w, leaves zeros behind, and returns 1.
 HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 {
+    UNROLL
     for (int i = 0; i < WORDS; i++)
         if (w[i] != 0)
             word_add(&state->words[i][0], (unsigned long long)w[i]);
@@ -414,6 +430,7 @@ HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
     if (ticket(&state->blocks_done) != blocks - 1)
         return 0;
     fence();                               // acquire: every ticket before the words
+    UNROLL
     for (int i = 0; i < WORDS; i++)
         w[i] = (long long)word_take(&state->words[i][0]);
     state->blocks_done = 0;                // every ticket drawn: ready for the next launch
@@ -432,7 +449,9 @@ HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 // bits from t down, that is M >> (t - 23), and (t - 23) << 23 plus them are
 // its bits: exponent and significand in one add, so a round-up that carries
 // into the exponent, or past the largest exponent into infinity, needs no
-// case of its own.
+// case of its own. On the GPU w is a local array: every loop is unrolled and
+// the top digit is picked by selects, not by an index that only the data
+// knows, so that w stays in registers.
 HOST_DEVICE unsigned acc_round(long long *w)
 {
     if (w[NAN_COUNT] || (w[POS_INF_COUNT] && w[NEG_INF_COUNT])) return QUIET_NAN;
@@ -441,22 +460,33 @@ HOST_DEVICE unsigned acc_round(long long *w)
     acc_canonical(w);
     unsigned sign = (unsigned)(w[DIGITS - 1] >> 31) << 31;   // bit 319: two's complement
     if (sign) {                                             // M = -w
+        UNROLL
         for (int i = 0; i < DIGITS; i++) w[i] = -w[i];
         acc_canonical(w);
     }
-    int k = DIGITS - 1;
-    while (k > 0 && w[k] == 0) k--;
-    if (w[k] == 0) return w[NOT_NEG_ZERO_COUNT] ? 0 : NEG_ZERO_BITS;
-    int t = 32 * k + 31 - leading_zeros((unsigned)w[k]);
-    if (t < 24) return sign | (unsigned)w[0];
+    // From digit 0 up, each digit that is not zero becomes the top, k, and
+    // brings the one under it and whether any below that is not zero.
+    int k = 0;
+    unsigned long long top = 0, next = 0;                   // digits k and k - 1
+    bool below = false, under = false;                      // a bit under k - 1; under i - 1
+    UNROLL
+    for (int i = 0; i < DIGITS; i++) {
+        bool nz = w[i] != 0;
+        k = nz ? i : k;
+        top = nz ? (unsigned long long)w[i] : top;
+        next = nz ? (i > 0 ? (unsigned long long)w[i - 1] : 0) : next;
+        below = nz ? under : below;
+        under |= i > 0 && w[i - 1] != 0;
+    }
+    if (top == 0) return w[NOT_NEG_ZERO_COUNT] ? 0 : NEG_ZERO_BITS;
+    int t = 32 * k + 31 - leading_zeros((unsigned)top);
+    if (t < 24) return sign | (unsigned)top;                // k = 0: M is digit 0
     // Digits k and k - 1 as one 64-bit window whose bit 0 is M's bit 32 (k - 1):
     // the 24 kept bits are win >> c, c = t - 23 - 32 (k - 1), in [9, 40].
-    unsigned long long win = (unsigned long long)w[k] << 32 | (k > 0 ? w[k - 1] : 0);
+    unsigned long long win = top << 32 | next;
     int c = t - 23 - 32 * (k - 1);
     unsigned kept = (unsigned)(win >> c);
     unsigned long long rest = win & ((1ull << c) - 1), half = 1ull << (c - 1);
-    bool below = false;                                     // any bit under the window
-    for (int i = 0; i < k - 1; i++) below |= w[i] != 0;
     bool up = rest > half || (rest == half && (below || (kept & 1)));
     unsigned bits = ((unsigned)(t - 23) << 23) + kept + up;
     return sign | (bits < POS_INF_BITS ? bits : POS_INF_BITS);
