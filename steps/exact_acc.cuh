@@ -10,6 +10,7 @@
  *   4. a thread's share of the array, group by group
  *   5. blocks meet: their words added as integers, then a ticket
  *   6. the one rounding
+ *   7. a block's words from its threads' digits (on the GPU only)
  *
  * Built with -DEXACT_NO_FP64, a group is summed with 64-bit integers instead
  * of doubles (for GPUs with slow FP64, such as most GeForce cards); both give
@@ -502,3 +503,39 @@ HOST_DEVICE elem_t acc_result(long long *w)
 #endif
 }
 // [end round]
+
+// ---- 7. a block's words ---------------------------------------------------------
+// [begin block_words]
+#ifdef __CUDACC__
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+namespace cg = cooperative_groups;
+
+// The block's 14 words from its threads' digits and its tiles' flags: word
+// i < 10 sums digit i over the threads (at most 1024 of under 2^53 each: see
+// acc_must_carry), words 10 to 13 are 1 if some thread saw a NaN, +inf, -inf,
+// a term other than -0. Tile w sums digits w, w + tiles, ...; tile 0 also ORs
+// the tiles' flags. Valid after the next barrier, in every thread.
+__device__ void block_words(cg::thread_block block, const long long *digits, const unsigned *tile_flags,
+                            long long *words)
+{
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    unsigned tiles = tile.meta_group_size();
+    for (int i = tile.meta_group_rank(); i < DIGITS; i += tiles) {
+        long long s = 0;
+        for (unsigned w = 0; w < tiles; w++)
+            s += digits[(w * DIGITS + i) * 32 + tile.thread_rank()];
+        s = cg::reduce(tile, s, cg::plus<long long>());
+        if (tile.thread_rank() == 0)
+            words[i] = s;
+    }
+    if (tile.meta_group_rank() == 0) {
+        unsigned seen = tile.thread_rank() < tiles ? tile_flags[tile.thread_rank()] : 0;
+        seen = cg::reduce(tile, seen, cg::bit_or<unsigned>());
+        if (tile.thread_rank() < 4)
+            words[DIGITS + tile.thread_rank()] = seen >> tile.thread_rank() & 1;
+    }
+}
+#endif
+// [end block_words]

@@ -36,7 +36,11 @@ exact-acc-test: $(EXACT_ACC_TESTS)
 exact-acc-mutants:
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
 
-$(BUILD)/step10_no_fp64: steps/10_exact.cu steps/exact_acc.cuh $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+# (a step on several GPUs, like step10 itself: where NCCL and MPI are)
+ifeq ($(strip $(STEP09_NEEDS)),)
+$(BUILD)/step10_no_fp64: steps/10_exact.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) \
+	    $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+endif
 
 .PHONY: exact-acc-test exact-acc-mutants
