@@ -4,26 +4,21 @@
  *     mpirun -np 2 ./step10             one process a GPU
  *     make build/step10_no_fp64 exact-acc-test     no FP64; the arithmetic on the CPU
  *
- * Changed since 08 and 09: what is added. Step 08 fixed the order of float
- * additions (and step 09 dealt whole chunks to the GPUs to keep it); shuffle
- * or split the input otherwise and the bits change, and they were only near
- * the sum. Here every element is added exactly: a float is a whole number of
- * units of 2^-149 (steps/exact_acc.cuh), so any sum of floats is an integer,
- * ten 32-bit digits for n <= 2^40. Integers add associatively, so no order
- * matters; at the end the integer is rounded once: the correctly rounded sum,
- * with IEEE's NaNs, infinities and signed zeros. Speed is the hard part: 32
- * elements at a time whose exponents lie within 24 of each other sum exactly
- * in a double (or a 64-bit integer, -DEXACT_NO_FP64), one add into the
- * digits; other groups go element by element. A thread's digits live in
- * shared memory, 32 apart: any digit, no bank conflict. Blocks meet as in
- * step 06: 14 words each (the digits carried into [-2^31, 2^31), four flags)
- * added with 64-bit atomics, a fence, a ticket; the last block has the grid's.
- *
- * On several GPUs the shards fall anywhere (chunk 1). One GPU: the last block
- * rounds and nothing else runs. More: it writes the rank's words, and NCCL's
- * all-reduce adds them as 64-bit integers, the same sum in whatever ring or
- * tree NCCL picks, so the same bits for any number of GPUs; one thread rounds.
- * The NCCL part is step 09's, repeated. The exact build (uint32) keeps digit 0.
+ * Changed since 08 and 09: what is added. Fixed orders (08, and 09's whole
+ * chunks) give repeatable bits near the sum; here every element is added
+ * exactly. A float is a whole number of units of 2^-149 (exact_acc.cuh), so a
+ * sum of floats is an integer: ten 32-bit digits for n <= 2^40. Integers add
+ * in any order; the integer is rounded once at the end: the correctly rounded
+ * sum, IEEE's NaNs, infinities and signed zeros included. 32 elements whose
+ * exponents lie within 24 sum exactly in a double (or a 64-bit integer,
+ * -DEXACT_NO_FP64): one add into the digits; other groups go one by one.
+ * Blocks meet as in step 06: 14 words each (the digits carried into
+ * [-2^31, 2^31), four flags), 64-bit atomics, a fence, a ticket. Shards fall
+ * anywhere (chunk 1). One GPU: the last block rounds; nothing else runs. More:
+ * it writes the rank's words, NCCL's all-reduce adds them as 64-bit integers
+ * (any ring or tree NCCL picks, the same sum, so the same bits for any number
+ * of GPUs) and one thread rounds. The NCCL part is step 09's, repeated. The
+ * exact build (uint32) keeps digit 0.
  *
  * Changed functions: grid_size, sums_size, local, total, total_kernel.
  */
