@@ -63,7 +63,7 @@ $(BUILD)/gencode: FORCE
 # ---- the steps ----------------------------------------------------------------
 # steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
 # A new step goes in this list (tests/run checks that none is missing).
-STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08 step10
+STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08
 STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
 num        = $(firstword $(subst _, ,$(notdir $(1))))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
@@ -77,13 +77,13 @@ $(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/
 endef
 $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 
-# ---- steps on several GPUs (09), with NCCL and MPI -------------------------------
+# ---- steps on several GPUs (09, 10), with NCCL and MPI ---------------------------
 # NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
 # starts one process a GPU. Without either, everything else still builds, and
-# make says once what step 09 needs. Only common/multi/ and the step files
-# use them.
-MULTI_STEPS := step09
-MULTI_SRCS  := $(wildcard steps/09_*.cu)
+# make says once what steps 09 and 10 need. Only common/multi/ and the step
+# files use them.
+MULTI_STEPS := step09 step10
+MULTI_SRCS  := $(wildcard steps/09_*.cu steps/10_*.cu)
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
 NCCL_INC    ?= $(firstword $(foreach d,$(nccl_dirs),$(if $(wildcard $(d)/include/nccl.h),$(d)/include)))
 NCCL_LIBDIR ?= $(firstword $(foreach d,$(nccl_dirs:%=%/lib64) $(nccl_dirs:%=%/lib) /usr/lib/x86_64-linux-gnu \
@@ -92,7 +92,7 @@ MPI_CFLAGS  ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
 STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
                 $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
-STEP09_MSG  := step09 needs $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
+STEP09_MSG  := step09 and step10 need $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
 MULTI_PARTS := team shard multi
 MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
@@ -120,8 +120,8 @@ endef
 $(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_RULES,$(call num,$(f)),$(f))))
 BUILT_STEPS := $(STEPS) $(MULTI_STEPS)
 else
-.PHONY: step09 $(BUILD)/exact/step09
-step09 $(BUILD)/exact/step09:
+.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%) $(BUILD)/step10_no_fp64
+$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%) $(BUILD)/step10_no_fp64:
 	@echo "$(STEP09_MSG)" >&2
 	@exit 1
 BUILT_STEPS := $(STEPS) step09-needs
@@ -131,7 +131,7 @@ endif
 
 .DEFAULT_GOAL := all
 all: $(BUILT_STEPS)
-exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/exact/step09)
+exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%))
 
 # Targets of the course text, the exercise answers, the reliability tests,
 # Harris's seven kernels and the claims' programs live beside what they build.
@@ -203,6 +203,9 @@ MM := $(BUILD)/mutants/multi
 $(eval $(call MULTI_TEST,$(MM)/drop_rank,$(MM)/src/drop_rank.cu,float-virtual))
 $(eval $(call MULTI_TEST,$(MM)/drop_rank_exact,$(MM)/src/drop_rank.cu,exact-virtual))
 $(eval $(call MULTI_TEST,$(MM)/drop_rank_real,$(MM)/src/drop_rank.cu,float-fault))
+$(eval $(call MULTI_TEST,$(MM)/drop_acc,$(MM)/src/drop_acc.cu,float-virtual))
+$(eval $(call MULTI_TEST,$(MM)/drop_acc_exact,$(MM)/src/drop_acc.cu,exact-virtual))
+$(eval $(call MULTI_TEST,$(MM)/drop_acc_real,$(MM)/src/drop_acc.cu,float-fault))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift,steps/09_multi_gpu.cu,float-shift))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shift))
 endif
@@ -328,8 +331,8 @@ clean:
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-09 as ./step00 ... ./step09 (float); make -j for speed"
-	@echo "                      (step 09 needs NCCL and MPI; without them make says so and goes on)"
+	@echo "  make [all]          steps 00-10 as ./step00 ... ./step10 (float); make -j for speed"
+	@echo "                      (steps 09 and 10 need NCCL and MPI; without them make says so and goes on)"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"

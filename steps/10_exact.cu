@@ -1,94 +1,51 @@
-/* 10_exact.cu: the exact sum, rounded once: the same bits for any order, grid and GPU.
+/* 10_exact.cu: the exact sum, rounded once: the same bits for any order, grid and GPUs.
  *
- *     make step10 && ./step10
- *     make build/step10_no_fp64 && build/step10_no_fp64     (no FP64 on the way)
- *     make exact-acc-test                                    (the arithmetic, on the CPU)
+ *     make step10 && ./step10           every GPU of this machine, one process
+ *     mpirun -np 2 ./step10             one process a GPU
+ *     make build/step10_no_fp64 exact-acc-test     no FP64; the arithmetic on the CPU
  *
- * Changed since 08: what is added. Step 08 made float sums repeatable by
- * fixing their order; shuffle the input, or split it another way over GPUs,
- * and the bits change, and they were never the sum itself, only a sum near
- * it. Here every element is added exactly. A float is a whole number of
- * units of 2^-149 (steps/exact_acc.cuh shows how to read it from the bits),
- * so the sum of any floats is an integer, below 2^317 units for n <= 2^40:
- * ten 32-bit digits hold it. Integers add associatively, so nothing about
- * the order can matter; at the very end the integer is rounded to the nearest
- * float, once. The result is the correctly rounded sum: the same bits on any
- * GPU, for any --block, --grid, and order of the input, and for infinities,
- * NaNs and signed zeros what IEEE arithmetic gives.
+ * Changed since 08 and 09: what is added. Fixed orders (08, and 09's whole
+ * chunks) give repeatable bits near the sum; here every element is added
+ * exactly. A float is a whole number of units of 2^-149 (exact_acc.cuh), so a
+ * sum of floats is an integer: ten 32-bit digits for n <= 2^40. Integers add
+ * in any order; the integer is rounded once at the end: the correctly rounded
+ * sum, IEEE's NaNs, infinities and signed zeros included. 32 elements whose
+ * exponents lie within 24 sum exactly in a double (or a 64-bit integer,
+ * -DEXACT_NO_FP64): one add into the digits; other groups go one by one.
+ * Blocks meet as in step 06: 14 words each (the digits carried into
+ * [-2^31, 2^31), four flags), 64-bit atomics, a fence, a ticket. Shards fall
+ * anywhere (chunk 1). One GPU: the last block rounds; nothing else runs. More:
+ * it writes the rank's words, NCCL's all-reduce adds them as 64-bit integers
+ * (any ring or tree NCCL picks, the same sum, so the same bits for any number
+ * of GPUs) and one thread rounds. The NCCL part is step 09's, repeated. The
+ * exact build (uint32) keeps digit 0.
  *
- * Speed is the hard part: at full bandwidth an H100 has about 35 instruction
- * slots per element. Each thread takes its elements 32 at a time, as 8 vector
- * loads in flight:
- *   - fast path: if the 32 exponents lie within 24 of each other, their sum
- *     fits 53 bits in the group's smallest unit, so a double holds it exactly
- *     (or, built with -DEXACT_NO_FP64, a 64-bit integer); one add into the
- *     digits per group. About 8 instructions an element; the default input
- *     always goes this way;
- *   - slow path: otherwise each element goes to its digit alone (about 25
- *     an element, the failed fast try included), and NaNs and infinities are
- *     counted instead.
- * A thread's ten digits live in shared memory, 32 apart, interleaved with
- * its warp's: any thread can index any digit with no bank conflict, where an
- * array in registers would go to local memory.
- *
- * Blocks meet as in step 06: each adds its 14 words (the digits, carried
- * into [-2^31, 2^31) so that most are zero and not sent, and the counts) into
- * the state with 64-bit atomics, fences and takes a ticket; the last block
- * rounds. A grid of one block rounds its own words. On several GPUs, a rank
- * would stop at the grid's words and all-reduce them: integers again, so in
- * any order. The exact build (uint32) runs the same code and keeps digit 0.
- *
- * Changed functions: grid_size.
+ * Changed functions: grid_size, sums_size, local, total, total_kernel.
  */
+#include <nccl.h>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
-#include "../common/harness.h"
+#include "../common/multi/multi.h"
 #include "exact_acc.cuh"  // the accumulator: digits, groups, combine, rounding
 
 namespace cg = cooperative_groups;
 
 // ---- kernels ----------------------------------------------------------------
-// [begin block_words]
-// The block's 14 words from its threads' carried digits and flags: word
-// i < 10 sums digit i over the threads (at most 1024 of under 2^31 each), then
-// carries; words 10 to 13 count the threads that saw a NaN, +inf, -inf, and a
-// term other than -0. Tile w sums digits w, w + tiles, ... Valid in thread 0.
-__device__ void block_words(cg::thread_block block, const long long *digits, unsigned flags,
-                            long long *words)
-{
-    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
-    unsigned tiles = tile.meta_group_size();
-    for (int i = tile.meta_group_rank(); i < DIGITS; i += tiles) {
-        long long s = 0;
-        for (unsigned w = 0; w < tiles; w++)
-            s += digits[(w * DIGITS + i) * 32 + tile.thread_rank()];
-        s = cg::reduce(tile, s, cg::plus<long long>());
-        if (tile.thread_rank() == 0)
-            words[i] = s;
-    }
-    for (int c = 0; c < 4; c++) {                  // also a barrier: every digit sum is written
-        int count = __syncthreads_count(flags >> c & 1);
-        if (block.thread_rank() == 0)
-            words[DIGITS + c] = count;
-    }
-    if (block.thread_rank() == 0)
-        acc_carry(words, 1);
-}
-// [end block_words]
-
 // [begin kernel]
 // Every thread adds its share to its digits; the block sums its threads'
-// words; then the block's words join the grid's (acc_combine), and the last
-// block, or the only one, rounds them into *out. Lane l of tile w keeps its
-// digit i at digits[(w * DIGITS + i) * 32 + l]: 32 apart, a constant, so
-// every digit's address is one register plus an offset, and a warp's
-// accesses fall in 32 different banks whichever digits its lanes pick.
+// (block_words); the block's words join the grid's (acc_combine), and the
+// last block, or the only one, rounds them into *out, or leaves them in
+// rank_words for the other ranks. Lane l of tile w keeps digit i at
+// digits[(w * DIGITS + i) * 32 + l]: one register plus a constant offset, and
+// 32 banks for a warp's lanes whatever digits they pick. Thread 0 keeps the
+// block's words in registers (w): from there on only constants index them.
 __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n, acc_state_t *state,
-                                                      elem_t *out)
+                                                      long long *rank_words, elem_t *out)
 {
     extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes
     __shared__ long long words[WORDS];
+    __shared__ unsigned tile_flags[32];            // each tile's flags, ORed
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
     long long *mine = digits + tile.meta_group_rank() * DIGITS * 32 + tile.thread_rank();
@@ -96,19 +53,103 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
         mine[i * 32] = 0;
     size_t rank = (size_t)blockIdx.x * blockDim.x + threadIdx.x, threads = (size_t)gridDim.x * blockDim.x;
     unsigned flags = thread_accumulate(in, n, rank, threads, mine, 32);
-    acc_carry(mine, 32);                           // each digit under 2^31: the block sum fits
-    block.sync();                                  // every thread's digits are carried
-    block_words(block, digits, flags, words);
-    if (block.thread_rank() == 0 && (gridDim.x == 1 || acc_combine(state, words, gridDim.x)))
-        *out = acc_result(words);
+    if (acc_must_carry(n, threads))                // never at the default launch shapes
+        acc_carry(mine, 32);
+    flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());
+    if (tile.thread_rank() == 0)
+        tile_flags[tile.meta_group_rank()] = flags;
+    block.sync();                                  // every thread's digits and flags are in
+    block_words(block, digits, tile_flags, words);
+    block.sync();
+    if (block.thread_rank() == 0) {
+        long long w[WORDS];
+        for (int i = 0; i < WORDS; i++)
+            w[i] = words[i];
+        acc_carry(w, 1);                           // each digit in [-2^31, 2^31)
+        if (gridDim.x > 1 && !acc_combine(state, w, gridDim.x))
+            return;                                // not the last block
+        if (rank_words)
+            for (int i = 0; i < WORDS; i++)
+                rank_words[i] = w[i];
+        else
+            *out = acc_result(w);
+    }
+}
+
+// Several ranks: the sum of every rank's words, rounded by one thread.
+__global__ void total_kernel(const long long *sums, elem_t *out)
+{
+    long long w[WORDS];
+    for (int i = 0; i < WORDS; i++)
+        w[i] = sums[i];
+    *out = acc_result(w);
 }
 // [end kernel]
 
+// ---- NCCL --------------------------------------------------------------------
+// [begin nccl]
+static ncclComm_t comms[MAX_GPUS];            // local rank i's communicator
+
+// One process and every GPU: ncclCommInitAll makes their communicators at
+// once. Under mpirun each process makes its own: rank 0 draws a unique id,
+// the harness hands it to the others (MPI), and all join it at once.
+static void connect(const team_t *t)
+{
+    if (!t->mpi) {
+        NCCL_CHECK(ncclCommInitAll(comms, t->local, t->device));
+        return;
+    }
+    ncclUniqueId id;
+    if (t->first == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    team_share(t, &id, sizeof id);
+    NCCL_CHECK(ncclCommInitRank(&comms[0], t->ranks, id, t->first));
+}
+
+// At the end, or on any error: ncclCommAbort also ends NCCL's kernels that
+// still wait for a rank that is gone, so no process is left hanging.
+static void disconnect(const team_t *t, int abort)
+{
+    for (int i = 0; i < t->local; i++) {
+        if (!comms[i]) continue;
+        if (abort) ncclCommAbort(comms[i]);
+        else NCCL_CHECK(ncclCommDestroy(comms[i]));
+        comms[i] = NULL;
+    }
+}
+
+// Polled while the harness waits: a communicator's asynchronous error.
+static const char *comm_error(const team_t *t)
+{
+    for (int i = 0; i < t->local; i++) {
+        ncclResult_t r = ncclSuccess;
+        if (comms[i]) ncclCommGetAsyncError(comms[i], &r);
+        if (r != ncclSuccess && r != ncclInProgress) return ncclGetErrorString(r);
+    }
+    return NULL;
+}
+
+// Phase 2, several ranks: sums[WORDS..2 WORDS) on every rank = the sum of
+// every rank's sums[0..WORDS), as 64-bit integers. Each word is under 2^31
+// (a carried digit, or a count of blocks), so 1024 ranks' sums stay under
+// 2^41: exact, in any order. Out of place, so that --combine-only can repeat
+// it. One thread driving several GPUs groups its calls, as in step 09.
+static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
+{
+    if (t->ranks == 1)
+        return;                               // one rank: its kernel has rounded
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < t->local; i++) {
+        long long *words = (long long *)R[i].sums;
+        NCCL_CHECK(ncclAllReduce(words, words + WORDS, WORDS, ncclInt64, ncclSum, comms[i], stream[i]));
+    }
+    NCCL_CHECK(ncclGroupEnd());
+}
+// [end nccl]
+
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
-// A thread's digits take 80 bytes of shared memory: 80 KB for a block of
-// 1024, more than the 48 KB a kernel gets without asking for it (and more
-// than some GPUs have: there grid_size says that no block fits).
+// 80 bytes of shared memory a thread: 80 KB for a block of 1024, more than
+// the 48 KB a kernel gets unasked (and than some GPUs have: see grid_size).
 static size_t digits_bytes(int block)
 {
     return (size_t)block * DIGITS * sizeof(long long);
@@ -140,26 +181,53 @@ static size_t grid_size(const launch_t *L)
     return min_size(resident, needed);
 }
 
-static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
+// The rank's 14 words, then the sum of every rank's.
+static size_t sums_size(const rank_t *R)
 {
-    acc_state_t *state = (acc_state_t *)L->state;      // zero between launches
-    reduce_kernel<<<L->grid, L->block, digits_bytes(L->block), stream>>>(d_in, L->n, state, d_out);
+    return R->ranks > 1 ? 2 * WORDS * sizeof(long long) : 0;
+}
+
+// Phase 1: the shard's sum; on one rank the result itself, in one launch.
+static void local(const elem_t *d_shard, const rank_t *R, elem_t *d_out, cudaStream_t stream)
+{
+    long long *words = R->ranks > 1 ? (long long *)R->sums : NULL;
+    if (R->L.n == 0) {                                    // an empty shard adds zero words
+        CUDA_CHECK(cudaMemsetAsync(words, 0, WORDS * sizeof(long long), stream));
+        return;
+    }
+    acc_state_t *state = (acc_state_t *)R->L.state;      // zero between launches
+    reduce_kernel<<<R->L.grid, R->L.block, digits_bytes(R->L.block), stream>>>(d_shard, R->L.n, state, words,
+                                                                                d_out);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// Phase 3, on several ranks: the total, the same on every rank.
+static void total(const rank_t *R, elem_t *d_out, cudaStream_t stream)
+{
+    if (R->ranks == 1)
+        return;
+    total_kernel<<<1, 1, 0, stream>>>((const long long *)R->sums + WORDS, d_out);
     CUDA_CHECK(cudaGetLastError());
 }
 // [end launcher]
 
 // ---- step -------------------------------------------------------------------
-static const step_t step = {
+static const multi_step_t step = {
     .name = "10_exact",
-    .technique = "the exact sum, rounded once: any order, any grid, any GPU",
-    .deterministic = 1,
+    .technique = "the exact sum, rounded once: any order, any grid, any GPUs",
     .combine = COMBINE_EXACT,
-    .block_rule = BLOCK_POW2,
-    .default_block = 512,
+    .chunk = 1,
+    .default_block = 256,
     .block_size = block_size,
-    .grid_size = grid_size,
     .state_bytes = sizeof(acc_state_t),
-    .reduce = reduce,
+    .grid_size = grid_size,
+    .sums_size = sums_size,
+    .connect = connect,
+    .disconnect = disconnect,
+    .comm_error = comm_error,
+    .local = local,
+    .collective = all_reduce,
+    .total = total,
 };
 
-int main(int argc, char **argv) { return run_step(argc, argv, &step); }
+int main(int argc, char **argv) { return run_multi(argc, argv, &step); }

@@ -10,6 +10,7 @@
  *   4. a thread's share of the array, group by group
  *   5. blocks meet: their words added as integers, then a ticket
  *   6. the one rounding
+ *   7. a block's words from its threads' digits (on the GPU only)
  *
  * Built with -DEXACT_NO_FP64, a group is summed with 64-bit integers instead
  * of doubles (for GPUs with slow FP64, such as most GeForce cards); both give
@@ -42,7 +43,8 @@
 #define WORDS (DIGITS + 4)        // a block's or the grid's accumulator: digits, then four counts
 enum { NAN_COUNT = DIGITS, POS_INF_COUNT, NEG_INF_COUNT, NOT_NEG_ZERO_COUNT };
 
-// A thread notes what else it saw as flags; a block counts the threads that saw each.
+// A thread notes what else it saw as flags; a block's word for each flag is 1
+// if any of its threads saw it, so the grid's word counts the blocks that did.
 enum { SAW_NAN = 1, SAW_POS_INF = 2, SAW_NEG_INF = 4, SAW_NOT_NEG_ZERO = 8 };
 
 #define QUIET_NAN 0x7fc00000u     // the NaN the sum returns
@@ -150,6 +152,7 @@ HOST_DEVICE void acc_add_float(long long *d, int stride, unsigned u)
 HOST_DEVICE void acc_carry(long long *d, int stride)
 {
     long long carry = 0;
+    UNROLL
     for (int i = 0; i < DIGITS; i++) {
         long long x = d[i * stride] + carry;
         long long digit = (int)(unsigned)x;               // in [-2^31, 2^31)
@@ -164,11 +167,24 @@ HOST_DEVICE void acc_carry(long long *d, int stride)
 HOST_DEVICE void acc_canonical(long long *d)
 {
     long long carry = 0;
+    UNROLL
     for (int i = 0; i < DIGITS; i++) {
         long long x = d[i] + carry;
         d[i] = x & 0xffffffff;
         carry = x >> 32;                                  // floor(x / 2^32), also below zero
     }
+}
+
+// Must a thread carry its digits before the block sums them? Not while no sum
+// of them can overflow. Every digit is under 2^31 in size after a slow group
+// (those carry), and each fast group adds under 2^32 to it, so after G groups
+// it is under 2^31 + G 2^32; a block of at most 2^10 threads sums to under
+// 2^41 + G 2^42, below 2^63 for any G <= 2^20. A thread adds at most
+// ceil(n / (32 threads)) groups, which is <= 2^20 while n <= 2^25 threads.
+// The same answer for every thread of the grid: a uniform branch.
+HOST_DEVICE bool acc_must_carry(size_t n, size_t threads)
+{
+    return n > (threads << 25);
 }
 // [end digits]
 
@@ -407,6 +423,7 @@ HOST_DEVICE void fence()
 // the grid's words in w, leaves zeros behind, and returns 1.
 HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 {
+    UNROLL
     for (int i = 0; i < WORDS; i++)
         if (w[i] != 0)
             word_add(&state->words[i][0], (unsigned long long)w[i]);
@@ -414,6 +431,7 @@ HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
     if (ticket(&state->blocks_done) != blocks - 1)
         return 0;
     fence();                               // acquire: every ticket before the words
+    UNROLL
     for (int i = 0; i < WORDS; i++)
         w[i] = (long long)word_take(&state->words[i][0]);
     state->blocks_done = 0;                // every ticket drawn: ready for the next launch
@@ -432,7 +450,9 @@ HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 // bits from t down, that is M >> (t - 23), and (t - 23) << 23 plus them are
 // its bits: exponent and significand in one add, so a round-up that carries
 // into the exponent, or past the largest exponent into infinity, needs no
-// case of its own.
+// case of its own. On the GPU w is a local array: every loop is unrolled and
+// the top digit is picked by selects, not by an index that only the data
+// knows, so that w stays in registers.
 HOST_DEVICE unsigned acc_round(long long *w)
 {
     if (w[NAN_COUNT] || (w[POS_INF_COUNT] && w[NEG_INF_COUNT])) return QUIET_NAN;
@@ -441,22 +461,33 @@ HOST_DEVICE unsigned acc_round(long long *w)
     acc_canonical(w);
     unsigned sign = (unsigned)(w[DIGITS - 1] >> 31) << 31;   // bit 319: two's complement
     if (sign) {                                             // M = -w
+        UNROLL
         for (int i = 0; i < DIGITS; i++) w[i] = -w[i];
         acc_canonical(w);
     }
-    int k = DIGITS - 1;
-    while (k > 0 && w[k] == 0) k--;
-    if (w[k] == 0) return w[NOT_NEG_ZERO_COUNT] ? 0 : NEG_ZERO_BITS;
-    int t = 32 * k + 31 - leading_zeros((unsigned)w[k]);
-    if (t < 24) return sign | (unsigned)w[0];
+    // From digit 0 up, each digit that is not zero becomes the top, k, and
+    // brings the one under it and whether any below that is not zero.
+    int k = 0;
+    unsigned long long top = 0, next = 0;                   // digits k and k - 1
+    bool below = false, under = false;                      // a bit under k - 1; under i - 1
+    UNROLL
+    for (int i = 0; i < DIGITS; i++) {
+        bool nz = w[i] != 0;
+        k = nz ? i : k;
+        top = nz ? (unsigned long long)w[i] : top;
+        next = nz ? (i > 0 ? (unsigned long long)w[i - 1] : 0) : next;
+        below = nz ? under : below;
+        under |= i > 0 && w[i - 1] != 0;
+    }
+    if (top == 0) return w[NOT_NEG_ZERO_COUNT] ? 0 : NEG_ZERO_BITS;
+    int t = 32 * k + 31 - leading_zeros((unsigned)top);
+    if (t < 24) return sign | (unsigned)top;                // k = 0: M is digit 0
     // Digits k and k - 1 as one 64-bit window whose bit 0 is M's bit 32 (k - 1):
     // the 24 kept bits are win >> c, c = t - 23 - 32 (k - 1), in [9, 40].
-    unsigned long long win = (unsigned long long)w[k] << 32 | (k > 0 ? w[k - 1] : 0);
+    unsigned long long win = top << 32 | next;
     int c = t - 23 - 32 * (k - 1);
     unsigned kept = (unsigned)(win >> c);
     unsigned long long rest = win & ((1ull << c) - 1), half = 1ull << (c - 1);
-    bool below = false;                                     // any bit under the window
-    for (int i = 0; i < k - 1; i++) below |= w[i] != 0;
     bool up = rest > half || (rest == half && (below || (kept & 1)));
     unsigned bits = ((unsigned)(t - 23) << 23) + kept + up;
     return sign | (bits < POS_INF_BITS ? bits : POS_INF_BITS);
@@ -472,3 +503,39 @@ HOST_DEVICE elem_t acc_result(long long *w)
 #endif
 }
 // [end round]
+
+// ---- 7. a block's words ---------------------------------------------------------
+// [begin block_words]
+#ifdef __CUDACC__
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+namespace cg = cooperative_groups;
+
+// The block's 14 words from its threads' digits and its tiles' flags: word
+// i < 10 sums digit i over the threads (at most 1024 of under 2^53 each: see
+// acc_must_carry), words 10 to 13 are 1 if some thread saw a NaN, +inf, -inf,
+// a term other than -0. Tile w sums digits w, w + tiles, ...; tile 0 also ORs
+// the tiles' flags. Valid after the next barrier, in every thread.
+__device__ void block_words(cg::thread_block block, const long long *digits, const unsigned *tile_flags,
+                            long long *words)
+{
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    unsigned tiles = tile.meta_group_size();
+    for (int i = tile.meta_group_rank(); i < DIGITS; i += tiles) {
+        long long s = 0;
+        for (unsigned w = 0; w < tiles; w++)
+            s += digits[(w * DIGITS + i) * 32 + tile.thread_rank()];
+        s = cg::reduce(tile, s, cg::plus<long long>());
+        if (tile.thread_rank() == 0)
+            words[i] = s;
+    }
+    if (tile.meta_group_rank() == 0) {
+        unsigned seen = tile.thread_rank() < tiles ? tile_flags[tile.thread_rank()] : 0;
+        seen = cg::reduce(tile, seen, cg::bit_or<unsigned>());
+        if (tile.thread_rank() < 4)
+            words[DIGITS + tile.thread_rank()] = seen >> tile.thread_rank() & 1;
+    }
+}
+#endif
+// [end block_words]

@@ -36,7 +36,25 @@ exact-acc-test: $(EXACT_ACC_TESTS)
 exact-acc-mutants:
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
 
-$(BUILD)/step10_no_fp64: steps/10_exact.cu steps/exact_acc.cuh $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+# (a step on several GPUs, like step10 itself: where NCCL and MPI are)
+ifeq ($(strip $(STEP09_NEEDS)),)
+$(BUILD)/step10_no_fp64: steps/10_exact.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) \
+	    $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
+endif
 
 .PHONY: exact-acc-test exact-acc-mutants
+
+# Step 10's timing variants (bench/exact_variants.sh): NAME's sources, a copy
+# of the step and its accumulator with one piece changed, are in
+# $(BUILD)/variants/NAME/; "before" is the one-GPU step as it was before its
+# tail was reworked.
+ifeq ($(strip $(STEP09_NEEDS)),)
+$(BUILD)/variants/%/step10: $(BUILD)/variants/%/10_exact.cu $(BUILD)/variants/%/exact_acc.cuh $(FLOAT_OBJS) \
+                            $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) \
+	    $(LDLIBS) $(MULTI_LINK)
+endif
+$(BUILD)/variants/before/step10: $(BUILD)/variants/before/10_exact.cu $(BUILD)/variants/before/exact_acc.cuh \
+                                 $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)

@@ -58,24 +58,24 @@ static unsigned bits_of_elem(elem_t x)
 struct shape { int block; unsigned grid; };
 
 // One block: its threads' digits (the kernel's layout: lane l of tile w keeps
-// digit i at [(w * DIGITS + i) * 32 + l]), carried, summed into the block's
-// words, carried again; the counts of threads per flag.
+// digit i at [(w * DIGITS + i) * 32 + l]), carried only if acc_must_carry
+// says so, summed into the block's words, carried; a word per flag, 1 if any
+// thread saw it.
 static void block_words(const elem_t *x, size_t n, int block, unsigned b, size_t threads, long long *w)
 {
     std::vector<long long> digits((size_t)block * DIGITS, 0);
-    unsigned counts[4] = { 0, 0, 0, 0 };
+    unsigned seen = 0;
     for (int t = 0; t < block; t++) {
         long long *mine = digits.data() + (t / 32) * DIGITS * 32 + t % 32;
-        unsigned flags = thread_accumulate(x, n, (size_t)b * block + t, threads, mine, 32);
-        acc_carry(mine, 32);
-        for (int c = 0; c < 4; c++) counts[c] += flags >> c & 1;
+        seen |= thread_accumulate(x, n, (size_t)b * block + t, threads, mine, 32);
+        if (acc_must_carry(n, threads)) acc_carry(mine, 32);
     }
     for (int i = 0; i < DIGITS; i++) {
         w[i] = 0;
         for (int t = 0; t < block; t++)
             w[i] += digits[(t / 32) * DIGITS * 32 + i * 32 + t % 32];
     }
-    for (int c = 0; c < 4; c++) w[DIGITS + c] = counts[c];
+    for (int c = 0; c < 4; c++) w[DIGITS + c] = seen >> c & 1;
     acc_carry(w, 1);
 }
 
@@ -337,6 +337,10 @@ static void examples()
     long long f[DIGITS] = { 0 };
     acc_add_float(f, 1, bits_of(1.5f));                 // m = 12582912, p = 126: digit 3, shifted 30
     check(f[3] == 12582912ll << 30, "acc_add_float(1.5f): 12582912 * 2^126 units");
+    // The per-thread carry is skipped up to n = 2^25 threads (2^20 groups a thread).
+    check(!acc_must_carry((size_t)1 << 30, 32) && acc_must_carry(((size_t)1 << 30) + 1, 32) &&
+              !acc_must_carry((size_t)1 << 40, (size_t)1 << 15),
+          "acc_must_carry: from n = 2^25 threads + 1 on");
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# multi.sh one|several: step 09 on the GPUs of this machine (tests/run runs it
-# in the GPU tier). Prints PASS, FAIL or SKIP lines.
+# multi.sh one|several: steps 09 and 10 on the GPUs of this machine (tests/run
+# runs it in the GPU tier). Prints PASS, FAIL or SKIP lines. Step 09 first:
 #
 #   one (gpu/ranks)       G = 1 in both launch forms (./step09, mpirun -np 1),
 #                         float and exact, bit for bit step 08's sums; 2, 3, 4,
@@ -16,6 +16,14 @@
 #                         20 runs alike; the mutant on real ranks; a rank whose
 #                         GPU work faults, and a rank killed under mpirun: the
 #                         other rank stops with exit 3 and one line, in seconds
+# then step 10 (its sums must be the exact sums rounded once: tests/exact_bits.py
+# checks the float rows, the harness the exact build's):
+#   one                   G = 1 in both launch forms, float and exact, one sum
+#                         per input; 2, 3, 7 and 16 virtual ranks at n = 1, G - 1,
+#                         G, G + 1, 4095, 4097, 10^6+3, 2^24+1, 2^31+5: G = 1's
+#                         sums; the mutant that drops a rank's accumulator caught
+#   several               G = 2 in both forms, CUDA_VISIBLE_DEVICES reversed too:
+#                         G = 1's sums; the mutant caught on real ranks
 set -u
 cd "$(dirname "$0")/.." || exit 1
 what=${1:-one}
@@ -91,6 +99,82 @@ timed() {
     fi
 }
 
+# ---- step 10 ----------------------------------------------------------------------------
+# exact10 NAME ROWS KIND: step 10's CSV rows (stdin) all OK, one sum per n and
+# seed, and in the float build each the exact sum rounded once.
+exact10() {
+    if [ "$3" = float ]; then
+        python3 tests/exact_bits.py "$group/step10/$1" --rows "$2"
+    else
+        python3 tests/csvcheck.py "$group/step10/$1" --rows "$2" --ok all --same-sum
+    fi
+}
+V10=build/tests/step10_virtual
+built10() {
+    [ -x ./step10 ] && [ -x build/exact/step10 ] && [ -x $V10 ] && [ -x ${V10}_exact ] && return 0
+    echo "SKIP $group/step10: step10 or its tests' builds are not built (make step10 exact multi-tests)"
+    return 1
+}
+S10=1,2,3,31,32,33,4095,4096,4097,65537,10^6+3,2^24+1
+step10_one() {
+    built10 || return 0
+    local dir kind virtual n G sizes ref rows all=1,2,3,6,7,8,15,16,17,4095,4097,10^6+3,2^24+1,2^31+5
+    for dir in . build/exact; do
+        kind=float; [ "$dir" = . ] || kind=exact
+        virtual=$V10; [ "$dir" = . ] || virtual=${V10}_exact
+        n=$(count $S10)
+        { $dir/step10 --gpus 1 --check-only --csv --n $S10,2^31+5 --seed 1,2 2>>"$ERR"
+          $virtual --virtual-ranks 1 --check-only --csv --n $S10,2^31+5 --seed 1 2>>"$ERR"
+          [ -z "$MPIRUN" ] || $MPIRUN -np 1 $dir/step10 --check-only --csv --n $S10 --seed 1,2 2>>"$ERR"; } |
+            exact10 "G=1/$kind/--gpus 1, one virtual rank${MPIRUN:+, mpirun -np 1}: one sum per input" \
+                $((3 * (n + 1) + ${MPIRUN:+2 * n +} 0)) $kind
+        [ -n "$MPIRUN" ] || echo "SKIP $group/step10/G=1/$kind/mpirun -np 1: mpirun is not installed"
+        ref=$($virtual --virtual-ranks 1 --check-only --csv --n $all 2>>"$ERR")
+        for G in 2 3 7 16; do
+            sizes=$(printf '%s\n' 1 $((G - 1)) $G $((G + 1)) 4095 4097 10^6+3 2^24+1 2^31+5 |
+                    awk 'NF && $1 != 0 && !seen[$1]++' | paste -sd,)
+            { $virtual --virtual-ranks $G --check-only --csv --n "$sizes" 2>>"$ERR"; echo "$ref"; } |
+                exact10 "virtual/$kind/$G ranks: G = 1's sums" $(($(count "$sizes") + $(count $all))) $kind
+        done
+    done
+    local M=build/mutants/multi m
+    for m in drop_acc drop_acc_exact drop_acc_real; do
+        [ -x $M/$m ] || fail "step10/mutants/$m" "$M/$m is not built (make multi-tests)"
+    done
+    for G in 2 3 7; do
+        $M/drop_acc --virtual-ranks $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
+            python3 tests/csvcheck.py "$group/step10/mutants/drop_acc/float, $G virtual ranks: caught" --rows 2 --ok none
+        $M/drop_acc_exact --virtual-ranks $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
+            python3 tests/csvcheck.py "$group/step10/mutants/drop_acc/exact, $G virtual ranks: caught" --rows 2 --ok none
+    done
+}
+step10_several() {
+    built10 || return 0
+    local G=2 dir kind ref n sizes reversed
+    sizes=1,$((G - 1)),$G,$((G + 1)),4095,4097,10^8+7,2^31+5
+    sizes=$(echo "$sizes" | tr ',' '\n' | awk '!seen[$1]++' | paste -sd,)
+    n=$(count "$sizes")
+    reversed=$(seq $((G - 1)) -1 0 | paste -sd,)
+    for dir in . build/exact; do
+        kind=float; [ "$dir" = . ] || kind=exact
+        ref=$($dir/step10 --gpus 1 --check-only --csv --n "$sizes" 2>>"$ERR")
+        { $dir/step10 --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
+          env CUDA_VISIBLE_DEVICES=$reversed $dir/step10 --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
+          echo "$ref"; } | exact10 "G=$G/$kind/one process, and CUDA_VISIBLE_DEVICES=$reversed: G = 1's sums" $((3 * n)) $kind
+        if [ -n "$MPIRUN" ]; then
+            { $MPIRUN -np $G $dir/step10 --check-only --csv --n "$sizes" 2>>"$ERR"
+              $MPIRUN -np $G -x CUDA_VISIBLE_DEVICES=$reversed $dir/step10 --check-only --csv --n "$sizes" 2>>"$ERR"
+              echo "$ref"; } | exact10 "G=$G/$kind/mpirun -np $G, and CUDA_VISIBLE_DEVICES=$reversed: G = 1's sums" $((3 * n)) $kind
+        else
+            echo "SKIP $group/step10/G=$G/$kind/mpirun: mpirun is not installed"
+        fi
+    done
+    ./step10 --gpus $G --csv --n 10^8+7 --reps 20 2>>"$ERR" |
+        python3 tests/csvcheck.py "$group/step10/G=$G/float/22 runs, one result" --rows 1 --ok all --distinct 1
+    build/mutants/multi/drop_acc_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
+        python3 tests/csvcheck.py "$group/step10/mutants/drop_acc/float, $G real ranks: caught" --rows 2 --ok none
+}
+
 SIZES=1,2,3,31,32,33,255,256,257,1023,1024,1025,4095,4096,4097,65537,2^20,2^24+1,10^8+7
 if [ "$what" = one ]; then
     # ---- G = 1, both launch forms ------------------------------------------------
@@ -161,10 +245,12 @@ if [ "$what" = one ]; then
         timed "bad/mpirun with --gpus" nonzero "--gpus 2, but mpirun started 1 process:" $MPIRUN -np 1 ./step09 --gpus 2 --n 1000
         timed "bad/--virtual-ranks under mpirun" nonzero "not under mpirun" $MPIRUN -np 1 $V --virtual-ranks 2
     fi
+    step10_one
     exit 0
 fi
 
 # ---- several GPUs ---------------------------------------------------------------------
+step10_several
 G=2
 sizes="1,$((G - 1)),$G,$((G + 1)),4095,4097,10^8+7,2^31+5"
 sizes=$(echo "$sizes" | tr ',' '\n' | awk '!seen[$1]++' | paste -sd,)

@@ -71,6 +71,7 @@ static void poison_sums(void *ctx, int slot)
     multi_run_t *c = (multi_run_t *)ctx;
     if (g_combine_only && slot >= 2) return;
     for (int i = 0; i < c->team->local; i++) {
+        if (!c->sums_bytes[i]) continue;
         CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
         CUDA_CHECK(cudaMemsetAsync(c->R[i].sums, POISON, c->sums_bytes[i], c->work.stream[i]));
     }
@@ -122,10 +123,13 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         shard_t sh;
         rank_t *R = &c->R[i];
         shard_of(n, step->chunk, t->ranks, t->first + i, &sh);
-        *R = (rank_t){ .L = { .n = sh.count, .block = opt->block ? opt->block : step->default_block,
-                              .device = t->device[i], .sm_count = dev[i].sm_count },
+        *R = (rank_t){ .L = { .n = sh.count, .block = opt->block, .device = t->device[i],
+                              .sm_count = dev[i].sm_count },
                        .rank = t->first + i, .ranks = t->ranks, .n = n, .first = sh.first,
                        .chunks = sh.chunks, .per_rank = sh.per_rank };
+        CUDA_CHECK(cudaSetDevice(t->device[i]));     /* the step may ask (or set) its kernels' */
+        if (!R->L.block)                             /* attributes on the rank's GPU */
+            R->L.block = step->block_size ? step->block_size(&R->L) : step->default_block;
         if (sh.count) R->L.grid = (int)(opt->grid ? (size_t)opt->grid : step->grid_size(&R->L));
         c->sums_bytes[i] = step->sums_size(R);
         if (sh.count > largest) largest = sh.count;
@@ -163,7 +167,7 @@ static void set_up(multi_run_t *c, size_t n, const source_t *src, reference_t *r
         c->d_in[i] = (elem_t *)device_alloc((size_t)c->work.copies * c->stride * sizeof(elem_t),
                                             "a shard of the input");
         c->d_slots[i] = (elem_t *)device_alloc((size_t)c->slots * sizeof(elem_t), "the results");
-        R->sums = device_alloc(c->sums_bytes[i], "the step's sums");
+        R->sums = c->sums_bytes[i] ? device_alloc(c->sums_bytes[i], "the step's sums") : NULL;
         R->L.scratch = R->sums;
         R->L.state = c->step->state_bytes ? device_alloc(c->step->state_bytes, "the step's state") : NULL;
         parts[i] = (part_t){ c->d_in[i], R->first, R->L.n, t->device[i], c->work.stream[i] };
@@ -187,7 +191,7 @@ static void tear_down(multi_run_t *c)
         CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
         CUDA_CHECK(cudaFree(c->d_in[i]));
         CUDA_CHECK(cudaFree(c->d_slots[i]));
-        CUDA_CHECK(cudaFree(c->R[i].sums));
+        if (c->R[i].sums) CUDA_CHECK(cudaFree(c->R[i].sums));
         if (c->R[i].L.state) CUDA_CHECK(cudaFree(c->R[i].L.state));
         CUDA_CHECK(cudaStreamDestroy(c->work.stream[i]));
     }
@@ -265,7 +269,8 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     g_step = step->name;
     if (step->chunk == 0 || step->chunk > ((size_t)1 << 24))
         device_fail("the step's chunk must be 1 to 2^24 elements");
-    program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block, 0 };
+    program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
+                       step->block_size != NULL };
     options_t opt;
     char err[512];
     add_options(extra, (int)(sizeof extra / sizeof extra[0]));

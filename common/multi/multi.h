@@ -58,12 +58,15 @@ typedef struct {
     const char *name;
     const char *technique;
     combine_t combine;                           /* what the result must be: step 08's bits
-                                                    (COMBINE_FIXED_ORDER) */
-    size_t chunk;                                /* shards start on multiples of it */
+                                                    (COMBINE_FIXED_ORDER), or the exact sum
+                                                    rounded once (COMBINE_EXACT) */
+    size_t chunk;                                /* shards start on multiples of it (1: anywhere) */
     int default_block;                           /* --block takes powers of two 32..1024 */
+    int (*block_size)(const launch_t *L);        /* or NULL: the block for a shard of L->n
+                                                    (device, sm_count set) without --block */
     size_t state_bytes;                          /* each rank's state, or 0 */
     size_t (*grid_size)(const launch_t *L);      /* blocks for a shard of L->n >= 1 elements */
-    size_t (*sums_size)(const rank_t *R);        /* bytes of R->sums */
+    size_t (*sums_size)(const rank_t *R);        /* bytes of R->sums (0: none, R->sums NULL) */
     void (*connect)(const team_t *t);            /* a communicator for every local rank */
     void (*disconnect)(const team_t *t, int abort);   /* destroy them, or abort (on an error) */
     const char *(*comm_error)(const team_t *t);  /* NULL, or what went wrong in a communicator */

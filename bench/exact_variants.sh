@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# exact_variants.sh: what each piece of step 10's tail costs, and step 10
+# beside step 07 (results/NOTES.md, "Step 10: the tail"). Needs a GPU, NCCL
+# and MPI; about three minutes on an H100.
+#
+#   bash bench/exact_variants.sh [OUT.csv]      (default build/variants/times.csv)
+#
+# Each variant is a copy of steps/10_exact.cu and steps/exact_acc.cuh in
+# build/variants/NAME/ with one piece changed by sed (the step itself is
+# never touched), built by tests/exact.mk's rule:
+#   base          the copy unchanged: the control
+#   before        the one-GPU step as it was before the tail was reworked
+#                 (its words in shared memory, four __syncthreads_count)
+#   no_round      the last block stores digit 0's bits instead of rounding
+#   carry_always  every thread carries its digits before the block sum
+#   no_flags      no flag reduction: no REDUX, no per-tile word; thread 0
+#                 sets the flag words as the default input needs them
+#   no_fetch      the last block does not take the grid's words back (the
+#                 14 exchanges) and rounds its own: what fetching them costs
+#                 at most, so what 14 threads fetching in parallel could save
+#   carveout_max  the kernel asks for the largest shared-memory carveout
+# A variant that skips a piece may give wrong sums (WRONG rows): only the
+# times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
+# then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
+# at 2^14 to 2^28. Prints a table of medians last.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+out=${1:-build/variants/times.csv}
+V=build/variants
+JOBS=$(nproc 2>/dev/null || echo 2)
+mkdir -p "$V"
+
+# ---- the sources -----------------------------------------------------------------
+variant() {    # variant NAME STEP_SED ACC_SED: writes $V/NAME/ from the step
+    mkdir -p "$V/$1"
+    sed -e "$2" steps/10_exact.cu > "$V/$1/10_exact.cu.new"
+    sed -e "$3" steps/exact_acc.cuh > "$V/$1/exact_acc.cuh.new"
+    if [ "$1" != base ] && cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu &&
+       cmp -s "$V/$1/exact_acc.cuh.new" steps/exact_acc.cuh; then
+        echo "exact_variants: the variant $1 changes nothing: its sed no longer matches the step" >&2
+        exit 2
+    fi
+    for f in 10_exact.cu exact_acc.cuh; do    # unchanged files keep their time: no rebuild
+        cmp -s "$V/$1/$f.new" "$V/$1/$f" && rm "$V/$1/$f.new" || mv "$V/$1/$f.new" "$V/$1/$f"
+    done
+}
+variant base '' ''
+variant no_round '' 's|return float_of(acc_round(w));|return float_of((unsigned)w[0]);|'
+variant carry_always 's|if (acc_must_carry(n, threads)) |if (n) |' ''
+variant no_flags 's|flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());|(void)flags;|
+/if (tile.thread_rank() == 0)$/{N;/tile_flags/d}
+s|w\[i\] = words\[i\];|w[i] = i < DIGITS ? words[i] : i == NOT_NEG_ZERO_COUNT;|' \
+    's|if (tile.meta_group_rank() == 0) {|if (false) {|'
+variant no_fetch '' 's|w\[i\] = (long long)word_take(&state->words\[i\]\[0\]);|w[i] += 0;|'
+variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));\)|\1\n    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));|' ''
+NAMES="base no_round carry_always no_flags no_fetch carveout_max"
+mkdir -p "$V/before"
+for f in 10_exact.cu exact_acc.cuh; do            # (from git, where the copy has it)
+    git show "2d2b01d:steps/$f" > "$V/before/$f.new" 2>/dev/null || break
+    cmp -s "$V/before/$f.new" "$V/before/$f" && rm "$V/before/$f.new" || mv "$V/before/$f.new" "$V/before/$f"
+done
+if [ -s "$V/before/exact_acc.cuh" ]; then
+    NAMES="base before ${NAMES#base }"
+else
+    echo "exact_variants: no git history here: the variant 'before' is left out" >&2
+fi
+
+# ---- the builds -------------------------------------------------------------------
+echo "building step 07, step 10 (FP64 and not) and the variants ..." >&2
+if ! make -j"$JOBS" --no-print-directory step07 step10 build/step10_no_fp64 \
+        $(for v in $NAMES; do echo "$V/$v/step10"; done) >"$V/build.log" 2>&1; then
+    grep -m5 -E 'error|Error' "$V/build.log" >&2
+    exit 3
+fi
+
+# ---- the runs ---------------------------------------------------------------------
+: >"$out.raw"
+rm -f "$V/header"
+run() {     # run LABEL CMD...: CSV rows, labelled
+    "${@:2}" --csv 2>>"$V/runs.err" | while IFS= read -r line; do
+        case $line in
+        step,*) [ -s "$V/header" ] || echo "label,$line" >"$V/header" ;;
+        *) echo "$1,$line" ;;
+        esac
+    done >>"$out.raw"
+}
+for round in 1 2; do
+    echo "variants, round $round ..." >&2
+    for v in $NAMES; do
+        case $v in before) cmd=("$V/$v/step10") ;; *) cmd=("$V/$v/step10" --gpus 1) ;; esac
+        run "$v" "${cmd[@]}" --n 2^20,2^22,2^24,2^26 --reps 50
+    done
+done
+SIZES=2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
+for round in 1 2; do
+    echo "step 07 against step 10, round $round ..." >&2
+    run step07 ./step07 --n $SIZES
+    run step10 ./step10 --gpus 1 --n $SIZES
+    run step10_no_fp64 build/step10_no_fp64 --gpus 1 --n $SIZES
+    run step10_block1024 ./step10 --gpus 1 --block 1024 --n 2^24,2^26,2^28
+done
+if [ ! -s "$V/header" ]; then
+    echo "exact_variants: no run gave a row; see $V/runs.err:" >&2
+    tail -3 "$V/runs.err" >&2
+    exit 3
+fi
+cat "$V/header" "$out.raw" >"$out"
+rm -f "$out.raw"
+
+# ---- the table --------------------------------------------------------------------
+python3 - "$out" <<'EOF'
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+t = {}
+for r in rows:
+    t.setdefault((r["label"], int(r["n"])), []).append(float(r["median_us"]))
+med = {k: statistics.median(v) for k, v in t.items()}
+def cell(label, n):
+    return "%9.2f" % med[(label, n)] if (label, n) in med else "%9s" % "-"
+def table(title, labels, sizes):
+    print(title)
+    print("%-18s" % "n" + "".join("%9s" % ("2^%d" % (n.bit_length() - 1)) for n in sizes))
+    for l in labels:
+        print("%-18s" % l + "".join(cell(l, n) for n in sizes))
+    print()
+dev = rows[0]["device"] if rows else "?"
+print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
+table("variants (time; lower than base = what the piece costs)",
+      ["base", "before", "no_round", "carry_always", "no_flags", "no_fetch", "carveout_max"],
+      [1 << 20, 1 << 22, 1 << 24, 1 << 26])
+sizes = [1 << k for k in range(14, 29, 2)]
+table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024"], sizes)
+print("%-18s" % "10 / 07" + "".join("%9.3f" % (med[("step10", n)] / med[("step07", n)])
+                                  if ("step10", n) in med and ("step07", n) in med else "%9s" % "-"
+                                  for n in sizes))
+print("%-18s" % "10 no FP64 / 07" + "".join("%9.3f" % (med[("step10_no_fp64", n)] / med[("step07", n)])
+                                          if ("step10_no_fp64", n) in med and ("step07", n) in med
+                                          else "%9s" % "-" for n in sizes))
+EOF
