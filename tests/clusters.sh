@@ -1,29 +1,44 @@
 #!/usr/bin/env bash
-# tests/clusters.sh: the cluster programs (bench/clusters.cu) on a GPU. tests/run
-# calls it in the gpu tier, only when a GPU is usable; it prints one line per
-# check, starting with PASS, FAIL or SKIP, for tests/run to count.
+# tests/clusters.sh: the programs of the appendix on small sizes on a GPU: the
+# flag-word sum (tests/flag_sum.sh, first: it runs on any GPU) and the cluster
+# programs (bench/clusters.cu). tests/run calls it in the gpu tier, only when a
+# GPU is usable; it prints one line per check, starting with PASS, FAIL or SKIP,
+# for tests/run to count, and last a summary line with the counts and the time.
 #
 #   build        make clusters-programs, and a build for compute capability 7.5 only
+#   flag_sum     tests/flag_sum.sh
 #   older-gpu    that build refuses on this GPU: exit 3, one line (on a GPU before
-#                sm_90 every build must, and nothing else is tested)
+#                sm_90 every cluster build must, and nothing else of them is tested)
 #   cli          --help; every usage error: exit 2, one line and the --help hint
 #   sizes        1 to 2^24+1, two seeds, float and exact, each program as it chooses
-#   cluster      every --cluster size, float and exact (a size this GPU does not
-#                run: exit 2, and a SKIP line)
-#   blocks       every --block from 32 to 1024, float and exact
+#   cluster      every --cluster size for the cluster program, float and exact; 2 and
+#                16 for the other ways (a size this GPU does not run: a SKIP line)
+#   blocks       every --block from 32 to 1024 for the cluster program, float and
+#                exact; 32 and 1024 for the other ways
 #   grids        several clusters where one would do, and more than fit at once (which
 #                clusters_wait, whose clusters wait for each other, must refuse)
 #   large        n = 2^31+5, float and exact
 #   same-bits    the four programs, one launch shape: the same float sum
 #   determinism  22 runs, identical bits, float and exact; 1000 launches back to back
 #   sanitize     compute-sanitizer: memcheck, racecheck, synccheck and initcheck on one
-#                cluster and on several, memcheck, racecheck and synccheck on the
-#                other programs (n = 1, 1000, 65537)
+#                cluster, three on several, memcheck on the exact build and on the
+#                other ways (n = 1, 1000, 65537)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 LOGS=build/logs
 mkdir -p "$LOGS"
+
+# Every check below, then one line with the counts and the time (not a check:
+# tests/run counts the PASS, FAIL and SKIP lines only).
+if [ -z "${CLUSTERS_CHECKS:-}" ]; then
+    t0=$(date +%s)
+    CLUSTERS_CHECKS=1 bash tests/clusters.sh | tee "$LOGS/clusters_checks.txt"
+    printf 'clusters: %d passed, %d failed, %d skipped in %d s\n' "$(grep -c '^PASS ' "$LOGS/clusters_checks.txt")" \
+        "$(grep -c '^FAIL ' "$LOGS/clusters_checks.txt")" "$(grep -c '^SKIP ' "$LOGS/clusters_checks.txt")" \
+        $(($(date +%s) - t0))
+    exit 0
+fi
 ERR=$LOGS/clusters.err
 : >"$ERR"
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -34,6 +49,7 @@ PROGRAMS="clusters clusters_wait clusters_pdl clusters_async"
 if make -j"$JOBS" --no-print-directory clusters-programs build/clusters/clusters_sm75 \
         >"$LOGS/build_clusters.log" 2>&1; then
     echo "PASS clusters/build"
+    bash tests/flag_sum.sh
 else
     echo "FAIL clusters/build: $(grep -m3 -E 'error|\*\*\*' "$LOGS/build_clusters.log" | tr '\n' ' ')"
     exit 0
@@ -126,17 +142,21 @@ for p in $PROGRAMS; do
         continue
     fi
     same="$same $p"
+    # The program in full; the other ways of meeting and loading at the edges.
+    ks="2 16" blocks="32 1024"
+    [ $p = clusters ] && ks="1 2 4 8 16" blocks="32 64 128 256 512 1024"
     for kind in float exact; do
         d=$F; [ $kind = exact ] && d=$X
         check "clusters/sizes/$p/$kind" --rows 20 --ok all -- $d/$p --check-only --n $SIZES --seed 1,2
-        for k in 1 2 4 8 16; do
+        [ $p = clusters ] || [ $kind = float ] || continue
+        for k in $ks; do
             why=
             [ $k = 16 ] && why=$(refused $d/$p --cluster $k)   # 16: where non-portable sizes are allowed
             if [ -n "$why" ]; then echo "SKIP clusters/cluster/$p/$kind --cluster $k: $why"; continue; fi
             check "clusters/cluster/$p/$kind --cluster $k" --rows 7 --ok all -- \
                 $d/$p --check-only --n $K_SIZES --cluster $k
         done
-        for b in 32 64 128 256 512 1024; do
+        for b in $blocks; do
             check "clusters/blocks/$p/$kind --block $b" --rows 4 --ok all -- \
                 $d/$p --check-only --n 1,129,65537,2^20+3 --block $b
         done
@@ -178,13 +198,13 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
     echo "SKIP clusters/sanitize: compute-sanitizer is not installed"
     exit 0
 fi
-# Every tool on the program as it chooses (one cluster at these sizes) and on
-# several clusters meeting; memcheck, racecheck and synccheck on the other ways.
+# Every tool on the program as it chooses (one cluster at these sizes), three
+# on several clusters meeting; memcheck on the exact build and the other ways.
 SANITIZE=("$F/clusters|memcheck racecheck synccheck initcheck"
-          "$F/clusters --cluster 2 --grid 8|memcheck racecheck synccheck initcheck"
-          "$X/clusters --cluster 2 --grid 8|memcheck racecheck")
+          "$F/clusters --cluster 2 --grid 8|memcheck racecheck synccheck"
+          "$X/clusters --cluster 2 --grid 8|memcheck")
 for p in $same; do
-    [ $p = clusters ] || SANITIZE+=("$F/$p --cluster 2 --grid 8|memcheck racecheck synccheck")
+    [ $p = clusters ] || SANITIZE+=("$F/$p --cluster 2 --grid 8|memcheck")
 done
 for entry in "${SANITIZE[@]}"; do
     read -r -a cmd <<<"${entry%%|*}"
