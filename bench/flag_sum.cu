@@ -36,8 +36,8 @@
  *      nothing, so their stores land in finite time. A grid larger than fits
  *      on the GPU at once is fine: the last ticket cannot be drawn before
  *      every block has run. (A collector chosen in advance, block 0 say,
- *      could wait for a block not yet started: that needs a cooperative
- *      launch, as step 07.)
+ *      would spin while blocks it waits for may not have started; CUDA
+ *      promises them a multiprocessor only in a cooperative launch.)
  *   5. The next launch starts from zero: a word is stored zero after it was
  *      read with its flag, so the zero comes after the flagged store in that
  *      word's order; the counter is stored zero by the last ticket's block,
