@@ -117,7 +117,7 @@ def summary(saved, markdown):
     cell = lambda v: f"{v:.2f}" if v else "-"
     body = [["floor: read-only kernel"] + [cell(saved.floor.get(n)) for n in sizes]]
     for label in labels:
-        body.append([label] + [cell(saved.time(label, n)) if saved.time(label, n) else
+        body.append([f"`{label}`" if markdown else label] + [cell(saved.time(label, n)) if saved.time(label, n) else
                                ("WRONG" if (label, n) in saved.by else "-") for n in sizes])
     for prefix, what in (("flag_sum", "flag-word"), ("clusters", "cluster")):
         best = {n: saved.best(n, prefix) for n in sizes}
@@ -160,10 +160,11 @@ def verdict(saved):
 def render(saved, markdown):
     h1, h2 = ("# ", "## ") if markdown else ("", "")
     probes = probe_table(saved, markdown) if saved.probes else "(latency.csv: not measured)"
-    return "\n\n".join([f"{h1}Small sizes on {saved.device} (input not in L2, median of {REPS})",
+    text = "\n\n".join([f"{h1}Small sizes on {saved.device} (input not in L2, median of {REPS})",
                         f"{h2}The pieces of a small sum (latency.csv)",
                         probes,
                         f"{h2}The programs (clusters.csv, clusters_floor.csv); targets: F = over "
                         f"{TARGET_FLOOR[2]}x the floor ({power_label(TARGET_FLOOR[0])}..{power_label(TARGET_FLOOR[1])}), "
                         f"C = under {TARGET_CUB[2]}x CUB's speed ({power_label(TARGET_CUB[0])}..{power_label(TARGET_CUB[1])})",
-                        summary(saved, markdown)]) + "\n"
+                        summary(saved, markdown)])
+    return (text.replace("^", "\\^") if markdown else text) + "\n"   # 2^14 as it is, not a superscript
