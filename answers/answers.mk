@@ -51,7 +51,7 @@ ANSWERS :=
 $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 # The answers of the appendix on small sizes include the programs' own headers.
 $(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh
-$(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_loads.cuh
+$(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh
 
 # Answers on several GPUs are built like step 09, where NCCL and MPI are.
 ifeq ($(strip $(STEP09_NEEDS)),)

@@ -25,7 +25,8 @@ flags_clusters       :=
 flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
 flags_clusters_async := -DASYNC_LOADS=1
-CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_loads.cuh bench/clusters_host.h
+CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh \
+                  bench/clusters_host.h
 CLUSTERS_FLOAT := $(CLUSTERS_NAMES:%=$(CLUSTERS_DIR)/%)
 CLUSTERS_EXACT := $(CLUSTERS_NAMES:%=$(BUILD)/exact/clusters/%)
 
