@@ -71,7 +71,7 @@ else
     echo "FAIL answers/flag_block0: --grid 100000: exit $rc: $err"
 fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
-    for tool in memcheck racecheck synccheck initcheck; do
+    for tool in memcheck racecheck; do
         log=$LOGS/answers_sanitize_flag_block0_$tool.log
         timeout 180 compute-sanitizer --tool $tool --error-exitcode 42 $A/flag_block0 \
             --check-only --n 1,1000,65537 >"$log" 2>&1

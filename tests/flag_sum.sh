@@ -16,7 +16,8 @@
 #                each finding the words and the ticket at zero (the harness checks the
 #                state after every size)
 #   sanitize     compute-sanitizer memcheck, racecheck, synccheck and initcheck as it
-#                chooses and on a grid of 64 blocks, at n = 1, 1000, 65537
+#                chooses, memcheck and racecheck on a grid of 64 blocks of 128, at
+#                n = 1, 1000, 65537
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -92,8 +93,9 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
     echo "SKIP clusters/flag_sum/sanitize: compute-sanitizer is not installed"
     exit 0
 fi
-for args in "" "--grid 64 --block 128"; do
-    for tool in memcheck racecheck synccheck initcheck; do
+for entry in "|memcheck racecheck synccheck initcheck" "--grid 64 --block 128|memcheck racecheck"; do
+    args=${entry%%|*}
+    for tool in ${entry#*|}; do
         name="flag_sum${args:+ $args}/$tool"
         log=$LOGS/clusters_sanitize_$(echo "flag_sum $args" | tr -s ' -' '_')_$tool.log
         timeout 180 compute-sanitizer --tool "$tool" --error-exitcode 42 $F $args \
