@@ -24,8 +24,10 @@
  * Words, flags and the clearing are as in bench/flag_sum.cu, and so are the
  * bits of the sum (the same blocks, the same order), for the same grid.
  *
- * Changed functions: flag_sum_kernel (no ticket), reduce (a cooperative
- * launch), grid_size (the grid must fit: no --grid check beyond it here).
+ * No ticket in the kernel, a cooperative launch, a grid that must fit (so no
+ * check of --grid against the state's words: the launch refuses first).
+ *
+ * Changed functions: flag_sum_kernel, reduce, grid_size.
  */
 #include <cuda/atomic>
 

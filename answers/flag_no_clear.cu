@@ -27,11 +27,14 @@
  * it never sums other numbers with the same one; the state check is what
  * stands in for that.)
  *
- * Changed functions: collect (the store of zero removed).
+ * The store of zero is gone from collect; nothing else changed.
+ *
+ * Changed functions: collect.
  */
 #include <cuda/atomic>
 
 #include "../common/harness.h"
+#include "../common/parts.h"    // exit_cleanly: a --grid the state has no room for
 
 #define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
 #define MAX_BLOCKS 65536    // flag words in the state
@@ -78,9 +81,9 @@ __global__ void __launch_bounds__(BLOCK) flag_sum_kernel(const elem_t *in, size_
         counter_ref ticket(*tickets);
         is_last = ticket.fetch_add(1, cuda::memory_order_relaxed) == gridDim.x - 1;
         if (is_last)
-            ticket.store(0, cuda::memory_order_relaxed);
+            ticket.store(0, cuda::memory_order_relaxed);  // every ticket is drawn: ready for the next launch
     }
-    block.sync();
+    block.sync();                          // share is_last; warp 0 is done with tile_sums
     if (!is_last)
         return;
     total = block_total<BLOCK>(block, tile, tile_sums, collect<BLOCK>(words, gridDim.x));
@@ -104,18 +107,31 @@ static size_t grid_size(const launch_t *L)
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[block_index(L->block)],
                                                              L->block, 0));
+    size_t resident = (size_t)per_sm * L->sm_count;
     size_t needed = div_up(L->n, (size_t)L->block * 4 * LOADS_IN_FLIGHT);
-    return min_size(min_size((size_t)per_sm * L->sm_count, needed), MAX_BLOCKS);
+    return min_size(min_size(resident, needed), MAX_BLOCKS);
 }
 
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
-    if (one_block_sum(d_in, d_out, L, stream))
+    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to meet
         return;
-    word_t *words = (word_t *)L->state;
+    word_t *words = (word_t *)L->state;                   // zero between launches
     unsigned *tickets = (unsigned *)(words + MAX_BLOCKS);
     kernels[block_index(L->block)]<<<L->grid, L->block, 0, stream>>>(d_in, L->n, words, tickets, d_out);
     CUDA_CHECK(cudaGetLastError());
+}
+
+// No scratch. Called once the grid is known (--grid included): refuses a
+// grid the state has no words for.
+static size_t no_scratch(const launch_t *L)
+{
+    if (L->grid > MAX_BLOCKS) {
+        fprintf(stderr, "%s: --grid %d: this program keeps one flag word per block and has room "
+                "for %d; use a smaller --grid\n", g_step, L->grid, MAX_BLOCKS);
+        exit_cleanly(EXIT_USAGE);
+    }
+    return 0;
 }
 
 // ---- program ----------------------------------------------------------------
@@ -128,6 +144,7 @@ static const step_t step = {
     .default_block = 512,
     .block_size = flag_block_size,
     .grid_size = grid_size,
+    .scratch_size = no_scratch,
     .state_bytes = MAX_BLOCKS * sizeof(word_t) + sizeof(word_t),
     .reduce = reduce,
 };
