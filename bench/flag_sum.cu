@@ -29,13 +29,14 @@
  *   3. Exactly one block draws the last ticket: the tickets are atomic
  *      read-modify-writes of one counter, so they take the values 0 .. grid-1
  *      once each. Relaxed is enough: the last ticket says only that every
- *      block has stored its word, not that the stores are visible yet; that
- *      is what the flags are for. So no fence anywhere.
+ *      other block has passed its store (it comes first in that block's
+ *      program), not that the store is visible yet; that is what the flags
+ *      are for. So no fence anywhere.
  *   4. Nothing waits forever, whatever the grid: only the last block waits,
  *      and only for blocks that have drawn their tickets, which wait for
  *      nothing, so their stores land in finite time. A grid larger than fits
  *      on the GPU at once is fine: the last ticket cannot be drawn before
- *      every block has run. (A collector chosen in advance, block 0 say,
+ *      every other block has run up to its own. (A collector chosen in advance, block 0 say,
  *      would spin while blocks it waits for may not have started; CUDA
  *      promises them a multiprocessor only in a cooperative launch.)
  *   5. The next launch starts from zero: a word is stored zero after it was
