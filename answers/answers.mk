@@ -11,7 +11,8 @@ ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 01_interleaved 01_interleaved_strided 03_warp_xor \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
                 06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug \
-                07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point
+                07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point \
+                flag_block0 flag_no_clear cluster_occupancy
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -23,9 +24,11 @@ src_07_compensated_front     := 07_compensated
 flags_07_compensated_front   := -DFRONT_ONLY
 
 # 07_normalize divides by the sum, which has no meaning for the modular
-# integers of the exact build, and 07_plain_launch never gets to a sum: they
-# are built for float only.
-ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch
+# integers of the exact build, and 07_plain_launch never gets to a sum; the
+# answers of the appendix on small sizes that are not sums (cluster_occupancy)
+# or are wrong on purpose in a way the element type does not change
+# (flag_no_clear): they are built for float only.
+ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch flag_no_clear cluster_occupancy
 
 ANSWERS_DIR := $(BUILD)/answers
 answer_src = answers/$(or $(src_$(1)),$(1)).cu
@@ -46,6 +49,9 @@ endef
 
 ANSWERS :=
 $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
+# The answers of the appendix on small sizes include the programs' own headers.
+$(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh
+$(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh
 
 # Answers on several GPUs are built like step 09, where NCCL and MPI are.
 ifeq ($(strip $(STEP09_NEEDS)),)
@@ -63,10 +69,11 @@ answers: $(ANSWERS)
 # Answers that must be clean under all four compute-sanitizer tools (float
 # builds, like the steps). Left out on purpose: 00_racy and 01_racy_shared
 # (races are their lesson), 06_no_fence (a missing fence, its lesson),
-# 07_plain_launch (it stops on purpose) and 07_stride_bug (wrong on purpose).
+# 07_plain_launch (it stops on purpose), 07_stride_bug and flag_no_clear
+# (wrong on purpose) and cluster_occupancy (it sums nothing).
 SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
                   04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \
-                  08_chunk_2048 08_fixed_point)
+                  08_chunk_2048 08_fixed_point flag_block0)
 
 .PHONY: answers

@@ -1,19 +1,23 @@
-# clusters.mk: the appendix on thread block clusters, included by the Makefile.
+# clusters.mk: the appendix on small sizes (clusters, memcpy_async and flag
+# words), included by the Makefile.
 #
 #   make clusters            (GPU) build, then measure (bench/clusters.py, about three
-#                            minutes on an H100): the pieces of a small sum
-#                            (results/<gpu>/latency.csv), the cluster programs beside
-#                            step 07, CUB and the floor (clusters.csv,
-#                            clusters_floor.csv), the tables (clusters.md)
+#                            and a half minutes on an H100): the pieces of a small sum
+#                            (results/<gpu>/latency.csv), the flag-word sum and the
+#                            cluster programs beside step 07, CUB, torch.sum, cupy.sum
+#                            and the floor (clusters.csv, clusters_floor.csv), the
+#                            tables (clusters.md), and whether the targets are met
 #   make clusters-programs   build only: build/clusters/clusters, clusters_wait,
-#                            clusters_pdl, clusters_async (float), the same in
-#                            build/exact/clusters/ (uint32), and build/clusters/latency
+#                            clusters_pdl, clusters_async and flag_sum (float), the same
+#                            in build/exact/clusters/ (uint32), and build/clusters/latency
 #                            (the probes of bench/latency.cu)
+#   make flag-sum            build/clusters/flag_sum and build/exact/clusters/flag_sum only
 #
 # bench/clusters.cu is one program; -DMEET=... picks how clusters meet, and
 # -DASYNC_LOADS=1 loads through cg::memcpy_async. Cluster code needs sm_90:
 # built for an older GPU it compiles, and the program refuses to run with one
 # line (exit 3). clusters_sm75 is such a build, for tests/clusters.sh.
+# bench/flag_sum.cu has no cluster in it and runs wherever the steps run.
 
 CLUSTERS_DIR   := $(BUILD)/clusters
 CLUSTERS_NAMES := clusters clusters_wait clusters_pdl clusters_async
@@ -21,7 +25,8 @@ flags_clusters       :=
 flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
 flags_clusters_async := -DASYNC_LOADS=1
-CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_loads.cuh bench/clusters_host.h
+CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh \
+                  bench/clusters_host.h
 CLUSTERS_FLOAT := $(CLUSTERS_NAMES:%=$(CLUSTERS_DIR)/%)
 CLUSTERS_EXACT := $(CLUSTERS_NAMES:%=$(BUILD)/exact/clusters/%)
 
@@ -47,9 +52,23 @@ $(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 
-clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency
+# The flag-word sum (bench/flag_sum.cu): blocks meet through one flagged word
+# each. No cluster in it: it builds and runs wherever the steps do.
+FLAG_SUM_SRCS := bench/flag_sum.cu bench/flag_sum.cuh
+$(CLUSTERS_DIR)/flag_sum: $(FLAG_SUM_SRCS) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+$(BUILD)/exact/clusters/flag_sum: $(FLAG_SUM_SRCS) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(LDLIBS)
+flag-sum: $(CLUSTERS_DIR)/flag_sum $(BUILD)/exact/clusters/flag_sum
+# make sanitize checks it with the steps (the cluster programs have their own
+# sanitizer runs in tests/clusters.sh, which also run only where clusters do).
+SANITIZE_EXTRA += $(CLUSTERS_DIR)/flag_sum
 
-clusters: $(CLUSTERS_FLOAT) $(CLUSTERS_DIR)/latency step07 $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
+clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency flag-sum
+
+clusters: $(CLUSTERS_FLOAT) $(CLUSTERS_DIR)/flag_sum $(CLUSTERS_DIR)/latency step07 $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
 	python3 bench/clusters.py
 
-.PHONY: clusters clusters-programs
+.PHONY: clusters clusters-programs flag-sum

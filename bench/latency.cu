@@ -50,43 +50,7 @@ static const probe_def probes[] = {
     { "c_pdl", MEET_LAUNCH, PROGRAM, 1 },       { "c_grid_sync", C_GRID, CLUSTER_COOP, 1 },
 };
 
-#include "latency_launch.h"   // the kernels by block size and piece; launch(): one run
-
-// ---- the grid of each probe ------------------------------------------------------------
-// Plain probes: one round of loads a thread, at most what fits at once (as
-// the steps); cluster probes: bench/clusters.cu's grid for cluster size k.
-// Returns 0, or a reason the GPU would not run it.
-static const char *plan(run_t *r, int sms)
-{
-    const void *kernel = kernel_of(r);
-    int block = BLOCKS[r->b];
-    size_t needed = div_up(r->n, (size_t)block * 4 * LOADS_IN_FLIGHT);
-    if (r->d->launch == EMPTY) {
-        r->grid = 1;
-        return NULL;
-    }
-    if (r->d->launch < CLUSTER) {
-        int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-        r->grid = r->d->launch == ONE_BLOCK ? 1 : min_size(needed, (size_t)per_sm * sms);
-        return r->grid ? NULL : "no block fits";
-    }
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-        (void)cudaGetLastError();
-    cudaLaunchAttribute attr = {};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = (unsigned)r->k;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config = { dim3((unsigned)r->k), dim3((unsigned)block), 0, 0, &attr, 1 };
-    int most = 0, resident = 0;
-    CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&most, kernel, &config));
-    if (most < r->k)
-        return "cluster larger than this GPU runs";
-    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-    r->grid = needed <= (size_t)r->k ? (size_t)r->k
-                                     : min_size(div_up(needed, (size_t)r->k) * r->k, (size_t)resident * r->k);
-    return r->grid ? NULL : "no cluster fits";
-}
+#include "latency_launch.h"   // the kernels by block size and piece; plan(): the grid; launch(): one run
 
 // ---- one probe, timed ---------------------------------------------------------------
 static void measure(run_t *r, int sms, int reps, double expected, const char *device)

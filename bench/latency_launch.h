@@ -1,5 +1,6 @@
 /* latency_launch.h: the kernels of bench/latency.cu's probes, by block size
- * and piece, and launch(): one run of a probe, as bench/clusters.cu would
+ * and piece; plan(): each probe's grid, as the steps or bench/clusters.cu would
+ * choose it; and launch(): one run of a probe, as bench/clusters.cu would
  * launch it (cluster dimension, cooperative attribute, a second kernel placed
  * early by programmatic dependent launch). Included once, by latency.cu,
  * after probe_def and launch_kind.
@@ -38,6 +39,42 @@ static const void *kernel_of(const run_t *r)
 {
     return r->d->launch == PROGRAM ? (const void *)program_kernels[r->b][r->d->piece]
                                    : (const void *)probe_kernels[r->b][r->d->piece];
+}
+
+// ---- the grid of each probe ------------------------------------------------------------
+// Plain probes: one round of loads a thread, at most what fits at once (as
+// the steps); cluster probes: bench/clusters.cu's grid for cluster size k.
+// Returns 0, or a reason the GPU would not run it.
+static const char *plan(run_t *r, int sms)
+{
+    const void *kernel = kernel_of(r);
+    int block = BLOCKS[r->b];
+    size_t needed = div_up(r->n, (size_t)block * 4 * LOADS_IN_FLIGHT);
+    if (r->d->launch == EMPTY) {
+        r->grid = 1;
+        return NULL;
+    }
+    if (r->d->launch < CLUSTER) {
+        int per_sm = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+        r->grid = r->d->launch == ONE_BLOCK ? 1 : min_size(needed, (size_t)per_sm * sms);
+        return r->grid ? NULL : "no block fits";
+    }
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+        (void)cudaGetLastError();
+    cudaLaunchAttribute attr = {};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = (unsigned)r->k;
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = { dim3((unsigned)r->k), dim3((unsigned)block), 0, 0, &attr, 1 };
+    int most = 0, resident = 0;
+    CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&most, kernel, &config));
+    if (most < r->k)
+        return "cluster larger than this GPU runs";
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
+    r->grid = needed <= (size_t)r->k ? (size_t)r->k
+                                     : min_size(div_up(needed, (size_t)r->k) * r->k, (size_t)resident * r->k);
+    return r->grid ? NULL : "no cluster fits";
 }
 
 // Queues one run on copy `copy`; returns the launch's error (a refusal).

@@ -17,10 +17,11 @@ RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 
 # Reading order: the introduction, one chapter per step, the comparison, the
-# appendices (Cooperative Groups; Harris's seven kernels; the measurement
-# notes, from results/NOTES.md).
+# appendices (Cooperative Groups; the small sizes: clusters, memcpy_async and
+# flag words; Harris's seven kernels; the measurement notes, from
+# results/NOTES.md).
 DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS)))
-DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_harris notes
+DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
@@ -37,15 +38,22 @@ DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.sv
 # its files, and the slides' G80 figures.
 DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
 DOCS_HARRIS_DATA := bench/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
+# The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
+# files, and the probes' predictions.
+DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
+DOCS_CLUSTERS_DATA := bench/latency_predictions.csv \
+                      $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
+                                 $(DOCS_CLUSTERS:%=%/latency.csv))
 
 DOCS_FILTER   := docs/filters/course.lua
+DOCS_FILTER_PARTS := docs/filters/small_sizes.lua
 DOCS_TEMPLATE := docs/template.html
 # Anything a page can quote: the steps, every other file a chapter includes,
 # the measurements, the other chapters' titles.
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
-DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
+DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
                  $(wildcard $(RESULTS)/NOTES.md) \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_HARRIS_DATA) docs/docs.mk
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
@@ -56,6 +64,7 @@ DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
              --metadata multi-results="$(DOCS_MULTI)" \
              --metadata harris-results="$(DOCS_HARRIS)" \
+             --metadata clusters-results="$(DOCS_CLUSTERS)" \
              --metadata results-root=$(RESULTS) \
              --metadata docs-dir=docs \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
@@ -76,6 +85,7 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
                 --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
                 --metadata multi-results="$(DOCS_MULTI)" \
                 --metadata harris-results="$(DOCS_HARRIS)" \
+                --metadata clusters-results="$(DOCS_CLUSTERS)" \
                 --metadata results-root=$(RESULTS) \
                 --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
 # Everything course/ is made from; course/sources.sha256 records it.

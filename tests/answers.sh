@@ -31,6 +31,8 @@
 #                 per input over blocks and grids, float and exact; every float
 #                 sum is the float nearest the exact reference (correctly rounded:
 #                 an error of at most half an ulp)
+#   small-sizes   the answers of the appendix on small sizes (flag_block0,
+#                 flag_no_clear, cluster_occupancy): tests/answers_small.sh
 #   allreduce     09_allreduce (step 09 with ncclAllReduce of the shards'
 #                 totals), where step 09 is built: on one GPU, step 08's bits
 #                 (the replica's) at every size, float and exact; on two GPUs
@@ -363,3 +365,6 @@ print(f"{len(rows)} sizes, {runs} runs, {len(wrong)} sizes with a wrong run"
         echo "FAIL answers/no-fence/06_no_fence/$(kind "$p"): exit $rc ($(tail -1 "$ERR"))"
     fi
 done
+
+# ---- small-sizes ------------------------------------------------------------------
+bash tests/answers_small.sh

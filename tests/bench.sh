@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # bench.sh: the comparison's scripts, without a GPU: tables, plots and the
 # README table are regenerated from the committed results and must agree with
-# what is committed; every committed plot keeps at least half its height for
-# the plot itself (tests/plotcheck.py); the accuracy plot is drawn from every
-# accuracy.csv (and the docs fixture's); the programs of `make claims`
-# compile; and this toolkit's headers are as claim C says (bench/claims.py
-# --api). Prints PASS/FAIL/SKIP lines for tests/run.
+# what is committed (so must harris.md and clusters.md); every committed plot
+# keeps at least half its height for the plot itself (tests/plotcheck.py); the
+# accuracy plot is drawn from every accuracy.csv (and the docs fixture's); the
+# programs of `make claims` compile; and this toolkit's headers are as claim C
+# says (bench/claims.py --api). Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
 # Every step the Makefile lists must have its rows, and CUB.
@@ -83,6 +83,22 @@ for d in results/*/ tests/fixtures/results/*/; do
         echo "PASS bench/$name/harris.md is what harris.csv gives"
     else
         echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 bench/harris.py --from $name)"
+    fi
+    rm -rf "$tmp"
+done
+# The small sizes (make clusters): clusters.md is what its CSVs give, for
+# every GPU and for the docs tests' fixture.
+for d in results/*/ tests/fixtures/results/*/; do
+    [ -f "$d/clusters.csv" ] || continue
+    name=${d%/}
+    tmp=$(mktemp -d)
+    for f in clusters.csv latency.csv clusters_floor.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    if ! python3 bench/clusters.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+        echo "FAIL bench/$name/clusters.md: $(tail -1 "$tmp/err")"
+    elif cmp -s "$tmp/clusters.md" "$d/clusters.md"; then
+        echo "PASS bench/$name/clusters.md is what its CSVs give"
+    else
+        echo "FAIL bench/$name/clusters.md differs from what its CSVs give (run python3 bench/clusters.py --from $name)"
     fi
     rm -rf "$tmp"
 done

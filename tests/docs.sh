@@ -34,8 +34,9 @@
 #   docs/step-count     every page's footer and the README's title give the
 #                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
-#                       the comparison's plots are generated, and the appendix on
-#                       Harris's kernels shows its tables, numbers and racecheck
+#                       the comparison's plots are generated, the appendix on
+#                       Harris's kernels shows its tables, numbers and racecheck,
+#                       and the appendix on small sizes its tables and numbers
 #   docs/no-results     with no results at all, the pages still build and say so
 #   docs/self-test/...  the checks above catch what they should (a missing marker,
 #                       a hand-typed number, a broken link)
@@ -287,6 +288,10 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     grep -q 'seven kernels on Example GPU' $h || missing="$missing appendix_harris.html:harris.md"
     grep -q 'RACECHECK SUMMARY' $h || missing="$missing appendix_harris.html:racecheck"
     grep -Eq 'class="note"|not measured yet' $h && missing="$missing appendix_harris.html:note"
+    c=$out/appendix_clusters.html
+    grep -q 'Small sizes on Example GPU' $c || missing="$missing appendix_clusters.html:clusters.md"
+    grep -q 'The pieces of a one-launch sum at' $c || missing="$missing appendix_clusters.html:pieces"
+    grep -Eq 'class="note"|not measured yet' $c && missing="$missing appendix_clusters.html:note"
     if [ -z "$missing" ]; then
         pass docs/fixture
     else
@@ -303,7 +308,9 @@ fi
 out=build/docs-empty
 if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
     if grep -q 'No measured results' $out/03_*.html && grep -q 'Not measured yet: <code>make harris</code>' $out/appendix_harris.html &&
-       grep -q '(not measured yet)' $out/appendix_harris.html; then
+       grep -q '(not measured yet)' $out/appendix_harris.html &&
+       grep -q 'Not measured yet: <code>make clusters</code>' $out/appendix_clusters.html &&
+       grep -q '(not measured yet)' $out/appendix_clusters.html; then
         pass docs/no-results
     else
         fail docs/no-results "the pages do not say that no results were measured"

@@ -83,6 +83,11 @@ figures from the slides in bench/harris_g80.csv):
         one of the slides' figures: time, gbps, pct, step, cumulative; with
         any g80=, also peak and device
 
+The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
+clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
+docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
+{.clusters-table} and []{.clusters-m ...}.
+
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU. So does a new
 step before it is measured: its rows read "not measured", its numbers "(not
@@ -104,6 +109,7 @@ steps in words, for the footer):
   results-dirs  the results/<gpu> directories that hold a compare.csv
   multi-results the results/<gpu>-x<G>/multi.md files
   harris-results the results/<gpu> directories that hold a harris.csv
+  clusters-results the results/<gpu> directories that hold a clusters.csv
   results-root  the directory they are in (results)
   docs-dir      where the chapters live (docs)
 
@@ -130,6 +136,7 @@ local cfg = {
   results = {},         -- results/<gpu> directories
   multi = {},           -- results/<gpu>-x<G>/multi.md files
   harris = {},          -- results/<gpu> directories with a harris.csv
+  clusters = {},        -- results/<gpu> directories with a clusters.csv
   root = "results",     -- the directory that holds them
   docs = "docs",
   repo = "../..",       -- the repository, seen from the HTML pages
@@ -1520,6 +1527,14 @@ local function harris_measure(el)
   return out
 end
 
+-- ---- the small sizes (make clusters) ---------------------------------------------
+-- In a file of its own beside this one, handed the helpers it shares.
+local small_sizes = dofile((PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$") .. "small_sizes.lua")({
+  cfg = cfg, fail = fail, note = note, markdown = markdown, read_csv = read_csv, read_file = read_file,
+  parse_size = parse_size, size_md = size_md, time_text = time_text, ratio_text = ratio_text,
+  pipe_table = pipe_table, words = words, must_be_empty = must_be_empty,
+})
+
 -- ---- chapters, index, neighbours ----------------------------------------------
 local meta_cache = {}
 local function chapter_meta(name)
@@ -1581,6 +1596,9 @@ local handlers = {
     if el.classes:includes("harris") then return harris_results(el) end
     if el.classes:includes("harris-g80") then return harris_g80(el) end
     if el.classes:includes("harris-racecheck") then return harris_racecheck(el) end
+    for name, build in pairs(small_sizes.blocks) do
+      if el.classes:includes(name) then return build(el) end
+    end
     if el.attributes["results"] then
       -- results="steps" (every step) or results="02 03", as a shorter form.
       local v = el.attributes["results"]
@@ -1601,6 +1619,7 @@ local handlers = {
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
     if el.classes:includes("harris-m") then return harris_measure(el) end
+    if el.classes:includes("clusters-m") then return small_sizes.span(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
@@ -1807,6 +1826,7 @@ function Pandoc(doc)
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
   cfg.multi = words(m["multi-results"] and stringify(m["multi-results"]) or "")
   cfg.harris = words(m["harris-results"] and stringify(m["harris-results"]) or "")
+  cfg.clusters = words(m["clusters-results"] and stringify(m["clusters-results"]) or "")
   cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
   cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
   cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."
