@@ -48,6 +48,8 @@ double summation_depth(combine_t combine, size_t n, int grid, int block)
         return per_thread + tree + grid + slack;      /* + one add per block      */
     case COMBINE_TREE:                                /* + a serial pass over the */
         return per_thread + tree + ceil(grid / (double)block) + tree + slack;
+    case COMBINE_EXACT:                               /* no rounding but the last: */
+        return 0;                                     /* checked by its bits      */
     case COMBINE_UNKNOWN:                             /* partials, then a tree    */
     default:
         return (double)n + slack;
