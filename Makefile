@@ -165,7 +165,6 @@ $(BUILD)/mutants/%_exact: tests/mutants/%.cu $(EXACT_OBJS) $(HEADERS) $(STEP_HEA
 $(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
-mutants: $(MUTANTS) $(MULTI_TESTS)
 
 # Steps on several GPUs as the tests build them, where NCCL and MPI are:
 #   NAME_virtual   G ranks on one GPU (--virtual-ranks G), through a stand-in
@@ -209,7 +208,9 @@ $(eval $(call MULTI_TEST,$(MM)/drop_acc_real,$(MM)/src/drop_acc.cu,float-fault))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift,steps/09_multi_gpu.cu,float-shift))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shift))
 endif
-multi-tests: $(MULTI_TESTS)
+multi-tests: $(MULTI_TESTS) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/step10_no_fp64)
+# (After MULTI_TESTS is complete: make expands a rule's prerequisites when it reads the rule.)
+mutants: $(MUTANTS) multi-tests
 
 # ---- the library baselines and the bandwidth ceiling --------------------------
 # CUB's gpu_to_gpu mode (the baseline of step 08) needs CCCL headers newer than
