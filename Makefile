@@ -23,13 +23,17 @@ LDLIBS    := -lgomp
 # The compute capability of each GPU here ("9.0" -> 90), or ARCH from the
 # command line, or else one cubin per architecture family the toolkit knows
 # (a cubin runs on its own and later minor versions) plus PTX for newer GPUs.
+# ARCH=90 or sm_90 builds a cubin and PTX for that one; ARCH=compute_75 builds
+# PTX alone (the quickest build: the tests on a machine without a GPU).
 ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u)
-ARCH_NUMS := $(patsubst sm_%,%,$(patsubst compute_%,%,$(ARCH)))
+PTX_ONLY  := $(patsubst compute_%,%,$(filter compute_%,$(ARCH)))
+ARCH_NUMS := $(patsubst sm_%,%,$(filter-out compute_%,$(ARCH)))
 FAMILIES  := 75 80 90 100 110 120
 KNOWN     := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
 FAT       := $(filter $(KNOWN),$(FAMILIES))
-ifneq ($(strip $(ARCH_NUMS)),)
-GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$(a),code=[sm_$(a),compute_$(a)])
+ifneq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
+GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$(a),code=[sm_$(a),compute_$(a)]) \
+           $(foreach a,$(PTX_ONLY),-gencode arch=compute_$(a),code=compute_$(a))
 else
 GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(lastword $(FAT)),code=compute_$(lastword $(FAT))

@@ -159,7 +159,7 @@ tmp=$(mktemp -d)
 make -s --no-print-directory print-claims-builds |
 xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
     name=$1; shift
-    if "$@" -arch=sm_90 -o "'"$tmp"'/$name.o" >"'"$tmp"'/$name.log" 2>&1; then
+    if "$@" -gencode arch=compute_90,code=compute_90 -o "'"$tmp"'/$name.o" >"'"$tmp"'/$name.log" 2>&1; then
         echo "PASS bench/claims-programs/$name compiles"
     else
         echo "FAIL bench/claims-programs/$name: $(grep -m2 -E "error|warning" "'"$tmp"'/$name.log" | tr "\n" " ")"
