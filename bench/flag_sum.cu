@@ -122,12 +122,15 @@ static const kernel_t kernels[] = PER_BLOCK(flag_sum_kernel);
 
 // [begin launcher]
 // One block while one round of it covers n (256, 512 or 1024 threads, the
-// fewest that do); above, as steps 05 to 07 choose (one_block.cuh).
+// fewest that do); above, blocks of 256 up to 2^20 elements (more, smaller
+// blocks: each starts sooner and the last to finish waits less; measured on
+// the H100 and the H200 with --block, results/<gpu>/clusters.md), and beyond
+// that as steps 05 to 07 choose (one_block.cuh).
 static int flag_block_size(const launch_t *L)
 {
     for (int b = 256; b <= 1024; b *= 2)
         if (L->n <= (size_t)b * 4 * LOADS_IN_FLIGHT) return b;
-    return block_size(L);
+    return L->n <= ((size_t)1 << 20) ? 256 : block_size(L);
 }
 
 // As many blocks as the GPU runs at once, fewer where n gives each thread
