@@ -184,16 +184,18 @@ static void print_floor(size_t n, const char *device, int sms, int l2_bytes)
     }
 }
 
-int main(int argc, char **argv)
+// What the command line asks for: the ceiling at n (as CSV or as text), or,
+// where floor_sizes is not empty, the floor at each of its sizes.
+struct options { size_t n; int csv; std::vector<size_t> floor_sizes; };
+
+// Reads the command line into *o; EXIT_OK, or EXIT_USAGE after one message.
+static int parse_args(int argc, char **argv, options *o)
 {
-    size_t n = DEFAULT_N;
-    int csv = 0;
-    std::vector<size_t> floor_sizes;
     char err[256];
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv")) csv = 1;
+        if (!strcmp(argv[i], "--csv")) o->csv = 1;
         else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            if (parse_size(argv[++i], &n, err, sizeof err)) {
+            if (parse_size(argv[++i], &o->n, err, sizeof err)) {
                 fprintf(stderr, "ceiling: --n: %s\n", err);
                 return EXIT_USAGE;
             }
@@ -204,26 +206,29 @@ int main(int argc, char **argv)
                     fprintf(stderr, "ceiling: --floor: %s\n", err);
                     return EXIT_USAGE;
                 }
-                floor_sizes.push_back(m);
+                o->floor_sizes.push_back(m);
             }
         } else {
             fprintf(stderr, "usage: %s [--n N] [--csv] | --floor N[,N...]\n", argv[0]);
             return EXIT_USAGE;
         }
     }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) device_fail("no CUDA GPU found");
-    cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-    int sms = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    if (!floor_sizes.empty()) {            // CSV always: the comparison reads it
-        printf("kind,device,bytes,median_us,gbps\n");
-        for (size_t m : floor_sizes) print_floor(m, prop.name, sms, prop.l2CacheSize);
-        printf("empty,\"%s\",0,%.3f,0\n", prop.name, median_us(run_empty, NULL, 0));
-        return EXIT_OK;
-    }
+    return EXIT_OK;
+}
 
+// --floor: the floor rows at each size, then the empty kernel, always as CSV
+// (the comparison reads it).
+static void floor_mode(const std::vector<size_t> &sizes, const cudaDeviceProp &prop, int sms)
+{
+    printf("kind,device,bytes,median_us,gbps\n");
+    for (size_t m : sizes) print_floor(m, prop.name, sms, prop.l2CacheSize);
+    printf("empty,\"%s\",0,%.3f,0\n", prop.name, median_us(run_empty, NULL, 0));
+}
+
+// The ceiling at n elements: the read-only kernel at its fastest of three
+// block sizes, a device-to-device copy and one empty launch, as CSV or text.
+static void ceiling_mode(size_t n, int csv, const cudaDeviceProp &prop, int sms)
+{
     size_t bytes = n / 4 * 16;             // whole 16-byte vectors
     void *a = NULL, *b = NULL;
     unsigned *sink = NULL;
@@ -265,5 +270,23 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaFree(b));
     CUDA_CHECK(cudaFree(sink));
     CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+int main(int argc, char **argv)
+{
+    options o = { DEFAULT_N, 0, {} };
+    int rc = parse_args(argc, argv, &o);
+    if (rc != EXIT_OK)
+        return rc;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) device_fail("no CUDA GPU found");
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    if (!o.floor_sizes.empty())
+        floor_mode(o.floor_sizes, prop, sms);
+    else
+        ceiling_mode(o.n, o.csv, prop, sms);
     return EXIT_OK;
 }

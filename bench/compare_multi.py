@@ -109,25 +109,16 @@ def fmt_us(t):
     return f"{t:,.0f}" if t >= 1000 else f"{t:.1f}" if t >= 100 else f"{t:.2f}"
 
 
-def tables(out_dir):
-    rows = list(csv.DictReader(open(os.path.join(out_dir, "multi.csv"))))
-    device = rows[0]["device"]
-    wrong = [r for r in rows if r["status"] != "OK"]
-    by = {}
-    for r in rows:
-        by[(r["kind"], r["form"], int(r.get("gpus") or 1), int(r["n"]))] = r
-    gmax = max(int(r.get("gpus") or 1) for r in rows if r["kind"] != "step08")
-    one = {int(r["n"]): r for r in rows if r["kind"] == "step08"}
-    lines = [f"# Step 09 on {gmax} × {device}", ""]
-    if wrong:
-        lines += [f"**{len(wrong)} runs were WRONG**: " + ", ".join(f"{r['kind']} n={r['n']}" for r in wrong[:5]), ""]
-    forms = [f for f in ("process", "mpirun") if any(r["form"] == f for r in rows)]
-    form_name = {"process": "one process", "mpirun": "mpirun, a process a GPU"}
+# How the tables name each way of launching step 09.
+FORM_NAME = {"process": "one process", "mpirun": "mpirun, a process a GPU"}
 
+
+def weak_table(by, one, gmax, forms):
+    """The weak-scaling table: 2^28 elements per GPU, against step 08 on one."""
     base08 = one.get(WEAK_PER_GPU)
-    lines += ["## Weak scaling: 2^28 elements per GPU", "",
-              "| GPUs | launched as | n | median time (µs) | GB/s, all GPUs | efficiency |",
-              "|--:|---|--:|--:|--:|--:|"]
+    lines = ["## Weak scaling: 2^28 elements per GPU", "",
+             "| GPUs | launched as | n | median time (µs) | GB/s, all GPUs | efficiency |",
+             "|--:|---|--:|--:|--:|--:|"]
     if base08:
         lines.append(f"| 1 | step 08 | {power_label(WEAK_PER_GPU)} | {fmt_us(us(base08))} | "
                      f"{float(base08['gbps']):.0f} | 1.00 |")
@@ -137,13 +128,16 @@ def tables(out_dir):
             if not r:
                 continue
             eff = float(r["gbps"]) / (g * float(base08["gbps"])) if base08 else float("nan")
-            lines.append(f"| {g} | {form_name[form]} | {power_label(int(r['n'])) if g == 1 else str(g) + ' x 2^28'} | "
+            lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(int(r['n'])) if g == 1 else str(g) + ' x 2^28'} | "
                          f"{fmt_us(us(r))} | {float(r['gbps']):.0f} | {eff:.2f} |")
-    lines += ["", "Efficiency: the GPUs' bandwidth together over G times step 08's on one GPU, same run.", ""]
+    return lines + ["", "Efficiency: the GPUs' bandwidth together over G times step 08's on one GPU, same run.", ""]
 
-    lines += ["## Strong scaling: 2^30 elements in all", "",
-              "| GPUs | launched as | median time (µs) | speed-up over one GPU | efficiency |",
-              "|--:|---|--:|--:|--:|"]
+
+def strong_table(by, gmax, forms):
+    """The strong-scaling table: 2^30 elements in all, against step 09 on one GPU."""
+    lines = ["## Strong scaling: 2^30 elements in all", "",
+             "| GPUs | launched as | median time (µs) | speed-up over one GPU | efficiency |",
+             "|--:|---|--:|--:|--:|"]
     s1 = by.get(("strong", "process", 1, STRONG))
     for g in range(1, gmax + 1):
         for form in forms:
@@ -151,25 +145,32 @@ def tables(out_dir):
             if not r:
                 continue
             sp = us(s1) / us(r) if s1 else float("nan")
-            lines.append(f"| {g} | {form_name[form]} | {fmt_us(us(r))} | {sp:.2f} | {sp / g:.2f} |")
-    lines.append("")
+            lines.append(f"| {g} | {FORM_NAME[form]} | {fmt_us(us(r))} | {sp:.2f} | {sp / g:.2f} |")
+    return lines + [""]
 
-    lines += ["## The combine alone, per call", "",
-              "The all-gather of the chunk sums and the final sum, timed alone (`--combine-only`).", "",
-              "| GPUs | launched as | n | chunk sums | median time (µs) |", "|--:|---|--:|--:|--:|"]
+
+def combine_table(by, gmax, forms):
+    """The all-gather and the final sum alone (--combine-only), per call."""
+    lines = ["## The combine alone, per call", "",
+             "The all-gather of the chunk sums and the final sum, timed alone (`--combine-only`).", "",
+             "| GPUs | launched as | n | chunk sums | median time (µs) |", "|--:|---|--:|--:|--:|"]
     for g in range(1, gmax + 1):
         for form in forms:
             for n in (g * WEAK_PER_GPU, STRONG):
                 r = by.get(("combine", form, g, n))
                 if r:
-                    lines.append(f"| {g} | {form_name[form]} | {power_label(n) if n & (n - 1) == 0 else str(g) + ' x 2^28'} | "
+                    lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(n) if n & (n - 1) == 0 else str(g) + ' x 2^28'} | "
                                  f"{(n + 4095) // 4096:,} | {fmt_us(us(r))} |")
-    lines.append("")
+    return lines + [""]
 
-    lines += ["## Small arrays: where one GPU is faster" if gmax > 1 else "## Small arrays, on one GPU", "",
-              "| n | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''} ({form_name[f]})" for g in range(1, gmax + 1)
-                                    for f in forms if g > 1 or f == "process") + " |",
-              "|--:|" + "--:|" * sum(1 for g in range(1, gmax + 1) for f in forms if g > 1 or f == "process")]
+
+def sweep_table(by, gmax, forms):
+    """The small sizes, one column per GPU count and form, and from which n
+    each count of GPUs beats one."""
+    lines = ["## Small arrays: where one GPU is faster" if gmax > 1 else "## Small arrays, on one GPU", "",
+             "| n | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''} ({FORM_NAME[f]})" for g in range(1, gmax + 1)
+                                   for f in forms if g > 1 or f == "process") + " |",
+             "|--:|" + "--:|" * sum(1 for g in range(1, gmax + 1) for f in forms if g > 1 or f == "process")]
     crossover = {}
     for n in SWEEP:
         cells = []
@@ -189,9 +190,31 @@ def tables(out_dir):
     for g in range(2, gmax + 1):
         for f in forms:
             n = crossover.get((g, f))
-            lines.append(f"- {g} GPUs ({form_name[f]}): " +
+            lines.append(f"- {g} GPUs ({FORM_NAME[f]}): " +
                          (f"faster than one from n = {power_label(n)} on (median times, µs)." if n
                           else "not faster than one GPU at any n of the sweep."))
+    return lines
+
+
+def tables(out_dir):
+    """Writes multi.md from DIR/multi.csv: the weak, strong, combine and
+    small-array tables; returns its text."""
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "multi.csv"))))
+    device = rows[0]["device"]
+    wrong = [r for r in rows if r["status"] != "OK"]
+    by = {}
+    for r in rows:
+        by[(r["kind"], r["form"], int(r.get("gpus") or 1), int(r["n"]))] = r
+    gmax = max(int(r.get("gpus") or 1) for r in rows if r["kind"] != "step08")
+    one = {int(r["n"]): r for r in rows if r["kind"] == "step08"}
+    lines = [f"# Step 09 on {gmax} × {device}", ""]
+    if wrong:
+        lines += [f"**{len(wrong)} runs were WRONG**: " + ", ".join(f"{r['kind']} n={r['n']}" for r in wrong[:5]), ""]
+    forms = [f for f in ("process", "mpirun") if any(r["form"] == f for r in rows)]
+    lines += weak_table(by, one, gmax, forms)
+    lines += strong_table(by, gmax, forms)
+    lines += combine_table(by, gmax, forms)
+    lines += sweep_table(by, gmax, forms)
     lines += ["", f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} × {device}; "
               f"`{os.path.relpath(os.path.join(out_dir, 'multi.csv'), ROOT)}`)", ""]
     with open(os.path.join(out_dir, "multi.md"), "w") as f:

@@ -8,6 +8,7 @@ bandwidth.svg   GB/s against n for every step and CUB, with the floor (the
                 measured read-only ceiling and the nominal peak
 bars.svg        GB/s of every program at the largest size
 """
+import collections
 import csv
 import os
 import shutil
@@ -19,6 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import LIBS  # noqa: E402
 from peak import gbps_of, nominal_peak  # noqa: E402
 
+# What the plots show, from one results/<gpu>/ directory; big is the largest
+# n that every program but step 00 has (the bars' size).
+Measured = collections.namedtuple("Measured", "programs sizes gbps peak ceiling device floor big")
 SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
 
 
@@ -31,11 +35,8 @@ def label(name):
     return "CUB" if name == "cub" else name.replace("_", " ")
 
 
-def draw(out_dir):
-    """Writes the two SVGs into out_dir; returns one line saying what happened."""
-    if shutil.which("gnuplot") is None:
-        return ("plots: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
-                f"python3 bench/plots.py {out_dir}")
+def measured(out_dir):
+    """What the plots show, read from out_dir's compare.csv, ceiling.csv and floor.csv."""
     every = read(os.path.join(out_dir, "compare.csv"))
     rows = [r for r in every if r["status"] == "OK"]
     programs = []
@@ -54,31 +55,36 @@ def draw(out_dir):
     floor = {}
     if os.path.exists(floor_path):
         floor = {int(r["bytes"]) // 4: float(r["gbps"]) for r in read(floor_path) if r["kind"] == "floor"}
+    big = max(n for n in sizes if all((p, n) in gbps for p in programs if p != "00_naive"))
+    return Measured(programs, sizes, gbps, peak, ceiling, device, floor, big)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        lines_dat = os.path.join(tmp, "lines.dat")
-        with open(lines_dat, "w") as f:
-            f.write("n " + " ".join(f'"{label(p)}"' for p in programs) + ' "floor"\n')
-            for n in sizes:
-                f.write(f"{n} " + " ".join(f"{gbps[(p, n)]:.1f}" if (p, n) in gbps else "NaN"
-                                           for p in programs)
-                        + (f" {floor[n]:.1f}" if n in floor else " NaN") + "\n")
-        big = max(n for n in sizes if all((p, n) in gbps for p in programs if p != "00_naive"))
-        bars_dat = os.path.join(tmp, "bars.dat")
-        with open(bars_dat, "w") as f:
-            for p in programs:
-                if (p, big) in gbps:
-                    f.write(f'"{label(p)}" {gbps[(p, big)]:.1f}\n')
 
-        styles = []
-        for i, p in enumerate(programs):
-            styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
-        script = f"""
+def write_data(m, lines_dat, bars_dat):
+    """gnuplot's two data files: GB/s of every program (and the floor) at
+    each n, and GB/s of every program at the largest size all have."""
+    with open(lines_dat, "w") as f:
+        f.write("n " + " ".join(f'"{label(p)}"' for p in m.programs) + ' "floor"\n')
+        for n in m.sizes:
+            f.write(f"{n} " + " ".join(f"{m.gbps[(p, n)]:.1f}" if (p, n) in m.gbps else "NaN"
+                                       for p in m.programs)
+                    + (f" {m.floor[n]:.1f}" if n in m.floor else " NaN") + "\n")
+    with open(bars_dat, "w") as f:
+        for p in m.programs:
+            if (p, m.big) in m.gbps:
+                f.write(f'"{label(p)}" {m.gbps[(p, m.big)]:.1f}\n')
+
+
+def gnuplot_script(m, out_dir, lines_dat, bars_dat):
+    """The gnuplot commands that draw bandwidth.svg and bars.svg into out_dir."""
+    styles = []
+    for i, p in enumerate(m.programs):
+        styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
+    return f"""
 set terminal svg size 820,780 dynamic enhanced font 'sans,17' background rgb 'white'
 set output '{os.path.join(out_dir, "bandwidth.svg")}'
-peak = {peak:.1f}
-ceiling = {ceiling:.1f}
-set title 'Sum of n floats on {device}: GB/s against n'
+peak = {m.peak:.1f}
+ceiling = {m.ceiling:.1f}
+set title 'Sum of n floats on {m.device}: GB/s against n'
 set logscale x 2
 set format x '2^{{%L}}'
 set xlabel 'n (elements)' offset 0,0.4
@@ -91,15 +97,15 @@ set grid
 set logscale y 10
 set yrange [0.5:peak * 1.6]
 {chr(10).join(styles)}
-plot for [i=2:{len(programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
-     {"'" + lines_dat + "' using 1:" + str(len(programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only at n', " + chr(92) if floor else chr(92)}
+plot for [i=2:{len(m.programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
+     {"'" + lines_dat + "' using 1:" + str(len(m.programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only at n', " + chr(92) if m.floor else chr(92)}
      (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
      peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 
 set output '{os.path.join(out_dir, "bars.svg")}'
 unset logscale x
 set format x '%g'
-set title 'Each program on {device}, n = 2^{{{big.bit_length() - 1}}}'
+set title 'Each program on {m.device}, n = 2^{{{m.big.bit_length() - 1}}}'
 set style fill solid 0.8
 set boxwidth 0.7
 set xtics rotate by 30 right
@@ -112,6 +118,18 @@ plot '{bars_dat}' using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
      (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
      peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 """
+
+
+def draw(out_dir):
+    """Writes the two SVGs into out_dir; returns one line saying what happened."""
+    if shutil.which("gnuplot") is None:
+        return ("plots: gnuplot not found; install it (e.g. apt-get install gnuplot-nox) and run "
+                f"python3 bench/plots.py {out_dir}")
+    m = measured(out_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        lines_dat, bars_dat = os.path.join(tmp, "lines.dat"), os.path.join(tmp, "bars.dat")
+        write_data(m, lines_dat, bars_dat)
+        script = gnuplot_script(m, out_dir, lines_dat, bars_dat)
         p = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
         if p.returncode != 0:
             return "plots: gnuplot failed: " + p.stderr.strip()

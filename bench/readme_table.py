@@ -75,56 +75,81 @@ def us_text(us):
     return f"{us:,.0f}"
 
 
-def generate():
-    d = results_dir()
-    res = Results(d)
-    rel = os.path.relpath(d, ROOT)
-    others = [Results(o) for o in results_dirs()[1:]]
+def us_cell(res, prog, n):
+    """A program's median time at n for the table, or "-" / "WRONG" as its cell says."""
+    t = res.cell(prog, n, "time")
+    return t if t in ("-", "WRONG") else us_text(res.time(prog, n))
 
-    def us(prog, n):
-        t = res.cell(prog, n, "time")
-        return t if t in ("-", "WRONG") else us_text(res.time(prog, n))
 
+def intro(res, others):
+    """The paragraph above the table: where it was measured and what its columns mean."""
     ceiling = res.ceiling.get("read")
     det_n, det_runs = determinism_run(res)
-    intro = (f"Measured on an **{res.device}** (nominal peak {res.peak:.0f} GB/s"
-             + (f"; read-only ceiling, what a kernel that only reads the array reaches: "
-                f"{float(ceiling['gbps']):.0f} GB/s" if ceiling else "")
-             + "): the median time of one sum, each run reading input that is not in L2. "
-             "**vs CUB** is CUB's time divided by the step's: above 1, the step is faster"
-             + "".join(f"; the last column is the same on an **{o.device}**" for o in others[:1]) + ". "
-             f"**Same bits** counts the distinct results of {det_runs} runs at {power_label(det_n)} "
-             f"(`determinism.csv`), not those of the `./step{REPORT_STEP[:2]}` line under *Two commands* "
-             f"({report_row()['runs']} runs at {power_label(REPORT_N)}).")
+    return (f"Measured on an **{res.device}** (nominal peak {res.peak:.0f} GB/s"
+            + (f"; read-only ceiling, what a kernel that only reads the array reaches: "
+               f"{float(ceiling['gbps']):.0f} GB/s" if ceiling else "")
+            + "): the median time of one sum, each run reading input that is not in L2. "
+            "**vs CUB** is CUB's time divided by the step's: above 1, the step is faster"
+            + "".join(f"; the last column is the same on an **{o.device}**" for o in others[:1]) + ". "
+            f"**Same bits** counts the distinct results of {det_runs} runs at {power_label(det_n)} "
+            f"(`determinism.csv`), not those of the `./step{REPORT_STEP[:2]}` line under *Two commands* "
+            f"({report_row()['runs']} runs at {power_label(REPORT_N)}).")
+
+
+def table_head(res, others):
+    """The table's header row and its alignment row."""
+    det_n, det_runs = determinism_run(res)
     head = (["step", "idea"] + [f"{power_label(n)} (µs)" for n in SIZES] +
             [f"{power_label(SIZES[-1])} (GB/s)", f"vs CUB at {power_label(SIZES[0])} (×)",
              f"same bits, {det_runs} runs at {power_label(det_n)}"] +
             [f"vs CUB at {power_label(SIZES[0])}, {short_device(o.device)} (×)" for o in others])
-    lines = [intro, "", "| " + " | ".join(head) + " |",
-             "|" + "|".join(["---", "---"] + ["--:"] * (len(SIZES) + 2) + ["---"] + ["--:"] * len(others)) + "|"]
+    return ["| " + " | ".join(head) + " |",
+            "|" + "|".join(["---", "---"] + ["--:"] * (len(SIZES) + 2) + ["---"] + ["--:"] * len(others)) + "|"]
+
+
+def step_rows(res, others):
+    """One row per step, in the order of steps/."""
+    lines = []
     for name, (path, tech) in techniques().items():
         row = [f"[{name}]({path})", tech.replace("|", "\\|")]
-        row += [us(name, n) for n in SIZES]
+        row += [us_cell(res, name, n) for n in SIZES]
         row += [res.cell(name, SIZES[-1], "gbps"), res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
         row += [o.cell(name, SIZES[0], "vs_cub") for o in others]
         lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def library_rows(res, others):
+    """The rows for CUB, and for CUB's gpu_to_gpu, torch.sum and cupy.sum where they were timed."""
     row = ["CUB", "`cub::DeviceReduce::Sum`, for comparison (`make bench && build/bench/cub_sum`)"]
-    row += [us("cub", n) for n in SIZES] + [res.cell("cub", SIZES[-1], "gbps"), "1.00", res.determinism("cub")]
+    row += [us_cell(res, "cub", n) for n in SIZES]
+    row += [res.cell("cub", SIZES[-1], "gbps"), "1.00", res.determinism("cub")]
     row += ["1.00" for o in others]
-    lines.append("| " + " | ".join(row) + " |")
+    lines = ["| " + " | ".join(row) + " |"]
     row = ["CUB gpu_to_gpu", "the same bits on any GPU, CUB's way (`build/bench/cub_gpu_to_gpu`, newer CCCL)"]
     if "cub_gpu_to_gpu" in res.programs:
-        row += [us("cub_gpu_to_gpu", n) for n in SIZES] + [res.cell("cub_gpu_to_gpu", SIZES[-1], "gbps"),
-                res.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub"), res.determinism("cub_gpu_to_gpu")]
+        row += [us_cell(res, "cub_gpu_to_gpu", n) for n in SIZES]
+        row += [res.cell("cub_gpu_to_gpu", SIZES[-1], "gbps"), res.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub"),
+                res.determinism("cub_gpu_to_gpu")]
         row += [o.cell("cub_gpu_to_gpu", SIZES[0], "vs_cub") for o in others]
         lines.append("| " + " | ".join(row) + " |")
     for name, who in (("torch.sum", "PyTorch"), ("cupy.sum", "CuPy")):     # where make compare timed them
         if name in res.programs:
             row = [name, f"what a {who} user would call, for comparison (`bench/torch_sum.py`)"]
-            row += [us(name, n) for n in SIZES] + [res.cell(name, SIZES[-1], "gbps"),
-                    res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
+            row += [us_cell(res, name, n) for n in SIZES]
+            row += [res.cell(name, SIZES[-1], "gbps"), res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
             row += [o.cell(name, SIZES[0], "vs_cub") for o in others]
             lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def generate():
+    """The README's step table, with the paragraphs around it, between its markers."""
+    d = results_dir()
+    res = Results(d)
+    rel = os.path.relpath(d, ROOT)
+    others = [Results(o) for o in results_dirs()[1:]]
+    lines = [intro(res, others), ""] + table_head(res, others) + step_rows(res, others) + library_rows(res, others)
     worst = [(short_device(r.device), against_cub(r)) for r in [res] + others]
     if all(w for _, w in worst):
         lines += ["", "Step 07 against CUB at every power of two from "

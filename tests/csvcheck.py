@@ -11,7 +11,8 @@ import csv
 import sys
 
 
-def main():
+def arguments():
+    """The command line: the test's name and what to ask of the rows."""
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
     ap.add_argument("--rows", type=int, help="exactly this many result rows")
@@ -26,16 +27,22 @@ def main():
                     help="every row's sum has the bits of the correctly rounded sum (sum_hex = reference_hex)")
     ap.add_argument("--replica", choices=["equal"],
                     help="every row's result was the CPU replica of the order, bit for bit")
-    a = ap.parse_args()
+    return ap.parse_args()
 
-    rows = [r for r in csv.DictReader(sys.stdin) if r["step"] != "step"]
+
+def label(r):
+    """Which run a row is, for a FAIL line."""
+    return f"n={r['n']} seed={r['seed']}"
+
+
+def status_problems(rows, a):
+    """What is wrong with the number of rows, their OK/WRONG and their distinct results."""
     problems = []
     if a.rows is not None and len(rows) != a.rows:
         problems.append(f"{len(rows)} rows, expected {a.rows}")
     if not rows:
         problems.append("no rows")
     wrong = [r for r in rows if r["status"] != "OK"]
-    label = lambda r: f"n={r['n']} seed={r['seed']}"
     if a.ok == "all" and wrong:
         problems.append("WRONG at " + ", ".join(label(r) for r in wrong[:5]))
     if a.ok == "none" and len(wrong) != len(rows):
@@ -48,6 +55,12 @@ def main():
         if bad:
             problems.append("distinct results " + ", ".join(
                 f"{r['distinct']} at {label(r)}" for r in bad[:5]))
+    return problems
+
+
+def bits_problems(rows, a):
+    """What is wrong with the sums' bits: one sum per input, the correctly rounded one, the replica's."""
+    problems = []
     if a.same_sum:
         sums = {}
         for r in rows:
@@ -65,9 +78,17 @@ def main():
         if off:
             problems.append("not the replica's bits at " + ", ".join(
                 f"{label(r)} block={r['block']} grid={r['grid']}" for r in off[:5]))
+    return problems
+
+
+def main():
+    a = arguments()
+    rows = [r for r in csv.DictReader(sys.stdin) if r["step"] != "step"]
+    problems = status_problems(rows, a) + bits_problems(rows, a)
     if a.want_rc is not None and a.rc != a.want_rc:
         problems.append(f"exit code {a.rc}, expected {a.want_rc}")
 
+    wrong = [r for r in rows if r["status"] != "OK"]
     detail = f"{len(rows)} runs, {len(wrong)} WRONG"
     if problems:
         print(f"FAIL {a.name}: {'; '.join(problems)}")

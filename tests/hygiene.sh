@@ -9,6 +9,9 @@
 #   asan+ubsan/stepNN   every row of tests/misuse.txt against each step with
 #                       its host code sanitized: the expected exit, no report
 #   misuse-table        the table has every kind of misuse (tests/misusecheck.py)
+#   function-length     no function over 60 lines in common/, steps/, bench/
+#                       and tests/*.py (tests/funclen.py), and a function of 61
+#                       lines is caught
 #   cppcheck, clang-tidy  static analysis of common/ and tests/*.c
 #
 # Prints one PASS, FAIL or SKIP line per check, which tests/run counts; exits
@@ -162,6 +165,36 @@ done
 
 # ---- the table covers every kind of misuse ---------------------------------------
 python3 tests/misusecheck.py tests/misuse.txt || failed=1
+
+# ---- no function too long to read at once -------------------------------------------
+python3 tests/funclen.py || failed=1
+
+# The check must catch a function one line too long, in C and in Python, and
+# pass one of exactly 60 lines: each case is a tree of its own.
+# long_c FILE NAME LINES: a C function of LINES lines, braces included.
+long_c() {
+    { echo "static int $2(int x)"; echo "{"
+      for _ in $(seq 4 "$3"); do echo "    x++;"; done; echo "}"; } >"$1"
+}
+# long_py FILE NAME LINES: a Python function of LINES lines.
+long_py() {
+    { echo "def $2(x):"; for _ in $(seq 2 "$3"); do echo "    x += 1"; done; } >"$1"
+}
+selftest=$(mktemp -d)
+mkdir -p "$selftest"/{c61,c60,py61}/{common,bench}
+long_c "$selftest/c61/common/long.c" sixty_one 61
+long_c "$selftest/c60/common/long.c" sixty 60
+long_py "$selftest/py61/bench/long.py" sixty_one 61
+c61=$(python3 tests/funclen.py --root "$selftest/c61")
+c60=$(python3 tests/funclen.py --root "$selftest/c60")
+py61=$(python3 tests/funclen.py --root "$selftest/py61")
+case "$c61|$c60|$py61" in
+"FAIL hygiene/function-length: common/long.c:sixty_one 61 lines"*"|PASS "*"|FAIL hygiene/function-length: bench/long.py:sixty_one 61 lines"*)
+    pass "hygiene/self-test/function-length" "a C and a Python function of 61 lines are caught, one of 60 is not" ;;
+*)
+    fail "hygiene/self-test/function-length" "61 lines in C: $c61; 60 lines: $c60; 61 in Python: $py61" ;;
+esac
+rm -rf "$selftest"
 
 # ---- static analysis ---------------------------------------------------------------
 C_FILES="common/*.c common/multi/*.c tests/*.c"

@@ -160,20 +160,28 @@ def block_kinds(argv):
             yield "above 1024"
 
 
-def main():
-    table = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/misuse.txt")
+# What each step's --block rule refuses (the kinds block_kinds names).
+REFUSED = {
+    "BLOCK_ANY": {"0", "above 1024"},
+    "BLOCK_POW2": {"0", "below 32", "not a power of two", "above 1024"},
+    "BLOCK_NONE": {"0", "below 32", "not a power of two", "above 1024"},
+}
+
+
+def block_rules():
+    """{"03": "BLOCK_POW2"}: each step's .block_rule, read from steps/."""
     steps = {}
     for f in sorted(Path("steps").glob("[0-9][0-9]_*.cu")):
         text = f.read_text()
         m = re.search(r"\.block_rule\s*=\s*(BLOCK_\w+)", text)
         # A step on several GPUs (multi_step_t) takes powers of two, like steps 01-08.
         steps[f.name[:2]] = m.group(1) if m else "BLOCK_POW2" if "multi_step_t" in text else "BLOCK_ANY"
-    refused = {
-        "BLOCK_ANY": {"0", "above 1024"},
-        "BLOCK_POW2": {"0", "below 32", "not a power of two", "above 1024"},
-        "BLOCK_NONE": {"0", "below 32", "not a power of two", "above 1024"},
-    }
+    return steps
 
+
+def read_table(table, steps):
+    """Classifies every row of the table: (rows, runs, the kinds of misuse
+    seen, the --block kinds seen per step, the rows that are malformed)."""
     rows = runs = 0
     seen = set()
     block_seen = {s: set() for s in steps}
@@ -201,7 +209,11 @@ def main():
         seen |= kinds_of(argv)
         for s in names:
             block_seen[s] |= set(block_kinds(argv))
+    return rows, runs, seen, block_seen, problems
 
+
+def missing_kinds(seen, steps, block_seen):
+    """Every kind of misuse that no row of the table gives."""
     missing = [f"{opt} {kind}" for opt in VALUE_OPTIONS for kind in KINDS
                if (opt, kind) not in seen and not (opt == "--seed" and kind in ("zero", "too large"))]
     missing += [f"{flag} {kind}" for flag in FLAGS for kind in ("value", "twice")
@@ -210,8 +222,16 @@ def main():
     missing += [kind for kind in ("unknown option", "stray argument", "--check-only with --reps",
                                   "no visible GPU") if ("any", kind) not in seen]
     for s, rule in steps.items():
-        for kind in sorted(refused[rule] - block_seen[s]):
+        for kind in sorted(REFUSED[rule] - block_seen[s]):
             missing.append(f"step{s} --block {kind} ({rule})")
+    return missing
+
+
+def main():
+    table = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/misuse.txt")
+    steps = block_rules()
+    rows, runs, seen, block_seen, problems = read_table(table, steps)
+    missing = missing_kinds(seen, steps, block_seen)
     if missing:
         problems.append("no row for: " + ", ".join(missing))
     if problems:
