@@ -3,9 +3,10 @@
 #
 #   make claims      (GPU) the sources' claims on this GPU: results/<gpu>/claims.csv
 #                    and claims_checks.csv (bench/claims.py)
-#   make accuracy    (GPU) every program's error against the exact sum, n = 2^10
-#                    to 2^28, several seeds: results/<gpu>/accuracy.csv and
-#                    accuracy.svg (bench/accuracy.py)
+#   make accuracy    (GPU) every program's error against the exact sum on every
+#                    input, n = 2^10 to 2^24 (uniform to 2^28), four seeds:
+#                    results/<gpu>/accuracy.csv and accuracy-INPUT.svg
+#                    (bench/accuracy.py)
 #
 # The programs the claims need are built into build/claims/, each from one
 # source with a few switches (the switches are in each source's header).

@@ -3,7 +3,8 @@
 # README table are regenerated from the committed results and must agree with
 # what is committed (so must harris.md and clusters.md); every committed plot
 # keeps at least half its height for the plot itself (tests/plotcheck.py); the
-# accuracy plot is drawn from every accuracy.csv (and the docs fixture's); the
+# accuracy plots are drawn from every accuracy.csv (the docs fixture's, and
+# one from before the inputs, too), and its errors are as defined; the
 # programs of `make claims` compile; and this toolkit's headers are as claim C
 # says (bench/claims.py --api). Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
@@ -105,27 +106,76 @@ done
 if out=$(python3 bench/readme_table.py --check 2>&1); then echo "PASS bench/README step table matches results/ and steps/"
 else echo "FAIL bench/README step table: $(echo "$out" | tail -1)"; fi
 
-# The accuracy plot, from every accuracy.csv there is (the fixture's too).
-for d in $(ls -d results/*/ tests/fixtures/results/*/ 2>/dev/null); do
+# The accuracy plots, one per input, from every accuracy.csv there is: the
+# GPUs', the docs fixture's (every input, the CSV's newest columns) and a file
+# from before the inputs (no input column: uniform only, no bits, no
+# rel_error). Each plot names its series and keeps half its height.
+for d in $(ls -d results/*/ tests/fixtures/results/*/ tests/fixtures/accuracy-uniform-only/ 2>/dev/null); do
     [ -f "$d/accuracy.csv" ] || continue
-    name=${d%/}; name=${name#results/}; name=${name/tests\/fixtures\/results/fixture}
+    name=${d%/}; name=${name#results/}; name=${name/tests\/fixtures\/results/fixture}; name=${name/tests\/fixtures\//fixture-}
     if ! command -v gnuplot >/dev/null 2>&1; then
-        echo "SKIP bench/$name/accuracy.svg: gnuplot is not installed (apt-get install gnuplot-nox)"
+        echo "SKIP bench/$name/accuracy: gnuplot is not installed (apt-get install gnuplot-nox)"
         continue
     fi
     tmp=$(mktemp -d)
     cp "$d/accuracy.csv" "$tmp/"
-    if out=$(python3 bench/accuracy.py --from "$tmp" 2>&1) && python3 - "$tmp" "$d/accuracy.csv" <<'PY'
-import csv, sys, xml.etree.ElementTree as ET
-text = "".join(ET.parse(f"{sys.argv[1]}/accuracy.svg").getroot().itertext())
-steps = {r["step"] for r in csv.DictReader(open(sys.argv[2]))}
-assert "half an ulp" in text and "07 cooperative" in text, "series"
-assert len(steps) >= 3, "programs"
+    if out=$(python3 bench/accuracy.py --from "$tmp" 2>&1) && check=$(python3 - "$tmp" "$d/accuracy.csv" 2>&1 <<'PY'
+import csv, glob, os, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, "tests")
+from plotcheck import plot_box, svg_height
+tmp, path = sys.argv[1], sys.argv[2]
+rows = list(csv.DictReader(open(path)))
+inputs = sorted({r.get("input") or "uniform" for r in rows})
+drawn = sorted(os.path.basename(f)[len("accuracy-"):-len(".svg")] for f in glob.glob(f"{tmp}/accuracy-*.svg"))
+assert drawn == inputs, f"plots for {drawn}, inputs {inputs}"
+assert len({r["step"] for r in rows}) >= 3, "fewer than three programs"
+for inp in inputs:
+    svg = f"{tmp}/accuracy-{inp}.svg"
+    text = open(svg, encoding="utf-8").read()
+    words = "".join(ET.fromstring(text).itertext())
+    assert "correctly rounded" in words and f"input {inp}" in words, f"{inp}: series or title missing"
+    if inp == "uniform":
+        assert "07 cooperative" in words, "uniform: no 07 cooperative"
+    assert plot_box(text)[1] >= 0.5 * svg_height(text), f"{inp}: the plot is less than half the figure's height"
+print(", ".join(inputs))
 PY
-    then echo "PASS bench/$name/accuracy.svg drawn from accuracy.csv"
-    else echo "FAIL bench/$name/accuracy.svg: $(echo "$out" | tail -1)"; fi
+)
+    then echo "PASS bench/$name/accuracy: a plot per input ($check) drawn from accuracy.csv"
+    else echo "FAIL bench/$name/accuracy: $(printf '%s\n%s' "$out" "${check:-}" | tail -1)"; fi
     rm -rf "$tmp"
 done
+# The two errors, as bench/accuracy.py defines them on a row's columns.
+if out=$(python3 - 2>&1 <<'PY'
+import math, sys
+sys.path.insert(0, "bench")
+from accuracy import rel_error, ulp_error
+def row(got, ref, exact="1", mags="4"):
+    return {"sum_hex": got, "reference_hex": ref, "sum": "0", "reference": exact, "abs_sum": mags}
+one, next_up, next_down = "0x3f800000", "0x3f800001", "0x3f7fffff"
+cases = [
+    (row(one, one), 0, "the same bits"),
+    (row(next_up, one), 1, "the next float up"),
+    (row(next_down, one), 0.5, "the float below 1, where floats are twice as dense"),
+    (row("0x80000000", "0x00000000"), 0, "-0 and +0"),
+    (row("0x7fc00000", "0xffc00001"), 0, "two NaNs"),
+    (row("0x7f800000", "0x7f800000"), 0, "the same infinity"),
+    (row("0xff800000", "0x7f800000"), math.inf, "the other infinity"),
+    (row("0x7f800000", "0x7f7fffff"), math.inf, "an overflow where the sum is finite"),
+    (row("0x7f7fffff", "0x7f800000"), math.inf, "a finite sum where the exact one rounds to inf"),
+    (row("0x7fc00000", one), math.inf, "a NaN"),
+    (row("0x00000003", "0x00000001"), 2, "subnormals: ulp 2^-149"),
+]
+for r, want, what in cases:
+    got = ulp_error(r)
+    assert got == want, f"ulp_error, {what}: {got}, not {want}"
+assert rel_error(row(next_up, one, exact="1", mags="4"), 1) == 2 ** -23 / 4, "rel_error of the next float"
+assert rel_error(row("0x7f800000", "0x7f800000"), 0) == 0, "rel_error of the right infinity"
+assert rel_error(row("0x7fc00000", one), math.inf) == math.inf, "rel_error of a NaN"
+assert rel_error({"sum": "1", "reference": "1"}, 0) is None, "rel_error without abs_sum"
+print(len(cases))
+PY
+); then echo "PASS bench/accuracy-errors: ulp_error and rel_error as defined ($out cases)"
+else echo "FAIL bench/accuracy-errors: $(echo "$out" | tail -1)"; fi
 
 # Claim C, asked of this toolkit: the multi-device runtime API and
 # this_multi_grid() are gone, a grid.sync() kernel compiles without -rdc.

@@ -34,7 +34,8 @@
 #   docs/step-count     every page's footer and the README's title give the
 #                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
-#                       the comparison's plots are generated, the appendix on
+#                       the comparison's plots are generated (and its accuracy
+#                       section: a table per input, every number), the appendix on
 #                       Harris's kernels shows its tables, numbers and racecheck,
 #                       and the appendix on small sizes its tables and numbers
 #   docs/no-results     with no results at all, the pages still build and say so
@@ -284,6 +285,15 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     done
     grep -q 'src="results/example-gpu/bandwidth.svg"' $out/comparison.html ||
         missing="$missing comparison.html:plot"
+    # How accurate each order is: a table for every input, a plot, and every
+    # number of the section filled in from accuracy.csv.
+    for i in uniform wide cancel ties huge; do
+        grep -q "Input $i" $out/comparison.html || missing="$missing comparison.html:accuracy-$i"
+    done
+    grep -q 'src="results/example-gpu/accuracy-cancel.svg"' $out/comparison.html ||
+        missing="$missing comparison.html:accuracy-plot"
+    sed -n '/id="accuracy"/,/id="further-reading"/p' $out/comparison.html | grep -q 'not measured yet' &&
+        missing="$missing comparison.html:accuracy-numbers"
     h=$out/appendix_harris.html
     grep -q 'seven kernels on Example GPU' $h || missing="$missing appendix_harris.html:harris.md"
     grep -q 'RACECHECK SUMMARY' $h || missing="$missing appendix_harris.html:racecheck"

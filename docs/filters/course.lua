@@ -39,12 +39,16 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```   any CSV of results/<gpu>/ as a table: a row per value of rows=, a
         column per value of cols=, the median of value= in each cell
         (agg= for max, min, mean, count; fmt: time, gbps, pct, ratio, ulp,
-        size or a printf format; col-format="size"; col-label, row-label)
+        rel, size or a printf format; col-format="size"; col-label, row-label)
   ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result"}
   ```   the rows of any CSV that match where=, those columns, as they are
-  ```{.accuracy sizes="2^10 2^20 2^28"}
-  ```   each program's median error in ulp over the seeds (accuracy.csv),
-        the worst seed and the bound's depth at the last size
+  ```{.accuracy input="cancel" sizes="2^10 2^20 2^24"}
+  ```   one input's rows of accuracy.csv (uniform by default): each
+        program's median error in ulp of the correctly rounded sum over the
+        seeds, the worst seed's at the last size, the median relative error
+        (rel="2^24": at which sizes; the last by default) and, with
+        depth="yes", the bound's depth at the last size; by="seed" n="2^20":
+        what each program returned at n, seed by seed (NaN, +inf, -inf)
   ```{.multi}
   ```   every results/<gpu>-x<G>/multi.md that make compare-multi wrote
   []{.m step="03" n="2^28" v="gbps"}
@@ -59,8 +63,11 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=,
         in the first results/<gpu>/ that has FILE (or gpu="nvidia-h200");
-        agg="median" (max, min, mean, count) over every row that matches;
-        fmt= as for a pivot
+        agg="median" (max, min, mean, count, or range: "4 to 16", or "16"
+        where every row has the same value) over every row that matches;
+        fmt= as for a pivot, or rel (a relative error: 6.1e-8), or kind
+        (of a float's bits, sum_hex: finite, NaN, +inf, −inf); where= on
+        input matches a file without that column as uniform
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in bench/harris_g80.csv):
@@ -398,17 +405,41 @@ local function any_csv(file, gpu)
   return nil
 end
 
+-- A row's input (--input): files written before the inputs had the column
+-- hold the default one, uniform.
+local function row_input(r)
+  return (r.input == nil or r.input == "") and "uniform" or r.input
+end
+
 -- The rows whose columns equal where="col=value,col=value".
 local function matching_rows(rows, where)
   local out = {}
   for _, r in ipairs(rows) do
     local match = true
     for k, want in (where or ""):gmatch("([%w_]+)=([^,]+)") do
-      if r[k] ~= want then match = false end
+      local have = k == "input" and row_input(r) or r[k]
+      if have ~= want then match = false end
     end
     if match then out[#out + 1] = r end
   end
   return out
+end
+
+-- A CSV field as a number: "inf" and "-inf" too (an error that is infinite),
+-- nil for anything else that is not a number.
+local function num(text)
+  if text == "inf" then return math.huge end
+  if text == "-inf" then return -math.huge end
+  return tonumber(text)
+end
+
+-- What a float's bits (sum_hex, reference_hex) hold: "finite", "NaN",
+-- "+inf" or "−inf".
+local function bits_kind(bits)
+  bits = math.floor(bits)
+  if bits & 0x7f800000 ~= 0x7f800000 then return "finite" end
+  if bits & 0x7fffff ~= 0 then return "NaN" end
+  return bits & 0x80000000 ~= 0 and "−inf" or "+inf"
 end
 
 -- median, max, min, mean or count of a list of numbers (nils left out).
@@ -430,12 +461,29 @@ local function aggregate(values, how)
   return #v % 2 == 1 and v[mid] or (v[mid] + v[mid + 1]) / 2
 end
 
--- An error in ulps: two digits below 10, whole numbers above 100.
+-- 6.1e-08 -> "6.1e-8": two digits, the exponent without its padding.
+local function sci_text(x)
+  local m, sign, e = string.format("%.1e", x):match("^(.-)e([+-])0*(%d+)$")
+  return m .. "e" .. (sign == "-" and "-" or "") .. e
+end
+
+-- An error in ulps: a whole number as it is, else two digits below 10 and
+-- one decimal below 100; whole numbers up to a million, then two digits and
+-- a power of ten (1.7e7).
 local function ulp_text(u)
   if u == math.huge then return "inf" end
+  if u < 1e6 and u == math.floor(u) then return string.format("%.0f", u) end
   if u < 10 then return string.format("%.2g", u) end
   if u < 100 then return string.format("%.1f", u) end
-  return string.format("%.0f", u)
+  if u < 1e6 then return string.format("%.0f", u) end
+  return sci_text(u)
+end
+
+-- A relative error (|error| / sum of magnitudes): 0, inf, or 6.1e-8.
+local function rel_text(r)
+  if r == math.huge then return "inf" end
+  if r == 0 then return "0" end
+  return sci_text(r)
 end
 
 -- A number as fmt says: time, gbps, pct, ratio, ulp, size, or a printf format.
@@ -446,6 +494,8 @@ local function format_value(x, fmt)
   if fmt == "pct" then return pct_text(x) end
   if fmt == "ratio" then return ratio_text(x) end
   if fmt == "ulp" then return ulp_text(x) end
+  if fmt == "rel" then return rel_text(x) end
+  if fmt == "kind" then return bits_kind(x) end
   if fmt == "size" then return size_md(x) end
   return string.format(fmt, x)
 end
@@ -871,49 +921,136 @@ local function csv_table(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results", "words" }))
 end
 
--- ```{.accuracy sizes="2^10 2^16 2^20 2^24 2^28"}
--- Each program's median error over the seeds (accuracy.csv, make accuracy)
--- at those sizes, then at the last size the worst seed's error and the depth
--- the harness's bound counted.
-local function accuracy_table(el)
-  must_be_empty(el, "accuracy")
+-- ```{.accuracy input="cancel" sizes="2^10 2^18 2^24" rel="2^24" depth="yes"}
+-- One input's rows of accuracy.csv (make accuracy; uniform by default, and
+-- a file without an input column holds uniform only), a row per program:
+-- its median ulp_error over the seeds at each of sizes=, the worst seed's at
+-- the last of them, the median rel_error at each of rel= (the last size by
+-- default; rel="" for none) and, with depth="yes", the depth the harness's
+-- bound counted at the last size.
+-- ```{.accuracy input="huge" n="2^20" by="seed"}
+-- The same input at one size, a column per seed: what each program returned
+-- (its ulp_error, or NaN, +inf, -inf), under a first row that says what the
+-- correctly rounded sum is (finite, or an infinity).
+local function float_kind(hex, text)
+  local bits = hex and hex ~= "" and tonumber(hex)
+  if bits then return bits_kind(bits) end
+  text = (text or ""):lower()
+  if text:find("nan") then return "NaN" end
+  if text == "inf" or text == "+inf" then return "+inf" end
+  if text == "-inf" then return "−inf" end
+  return "finite"
+end
+
+local function accuracy_rows(dir, input)
+  local out = {}
+  for _, r in ipairs(read_csv(dir .. "/accuracy.csv") or {}) do
+    if row_input(r) == input then out[#out + 1] = r end
+  end
+  return out
+end
+
+local function accuracy_medians(rows, el, input, dir)
   local sizes = words(el.attributes["sizes"] or "2^10 2^16 2^20 2^24 2^28")
   local last = parse_size(sizes[#sizes])
-  local blocks = {}
-  for _, dir in ipairs(gpu_dirs()) do
-    local rows = read_csv(dir .. "/accuracy.csv")
-    if rows and #rows > 0 then
-      local header, align, body = { "program" }, { ":--" }, {}
-      for _, s in ipairs(sizes) do header[#header + 1] = size_md(parse_size(s)); align[#align + 1] = "--:" end
-      header[#header + 1] = "worst seed, " .. size_md(last)
-      header[#header + 1] = "depth, " .. size_md(last)
-      align[#align + 1] = "--:"
-      align[#align + 1] = "--:"
-      local seeds = #distinct(rows, "seed")
-      for _, prog in ipairs(programs(rows)) do
-        local line = { short(prog) }
-        local function errors(n)
-          local v = {}
-          for _, r in ipairs(rows) do
-            if r.step == prog and tonumber(r.n) == n then v[#v + 1] = tonumber(r.ulp_error) end
-          end
-          return v
-        end
-        for _, s in ipairs(sizes) do line[#line + 1] = format_value(aggregate(errors(parse_size(s)), "median"), "ulp") end
-        line[#line + 1] = format_value(aggregate(errors(last), "max"), "ulp")
-        local r = find_row(rows, prog, last)
-        local depth = r and tonumber(r.depth)
-        line[#line + 1] = prog:sub(1, 3) == "cub" and "not known" or (depth and string.format("%.0f", depth) or "–")
-        body[#body + 1] = line
-      end
-      local t = pipe_table(header, align, body, string.format(
-        "Table: Error of each program's sum in ulp of the exact sum, the median of %d seeds, on %s (`%s/accuracy.csv`). " ..
-        "Depth: the most additions an element goes through, as the harness's error bound counts them; " ..
-        "CUB's order is not known to the harness.", seeds, rows[1].device or dir, dir))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+  local rel = words(el.attributes["rel"] or sizes[#sizes])
+  local depth = el.attributes["depth"] == "yes"
+  local header, align, body = { "program" }, { ":--" }, {}
+  for _, s in ipairs(sizes) do header[#header + 1] = size_md(parse_size(s)); align[#align + 1] = "--:" end
+  header[#header + 1] = "worst seed, " .. size_md(last)
+  align[#align + 1] = "--:"
+  for _, s in ipairs(rel) do
+    header[#header + 1] = "relative, " .. size_md(parse_size(s)); align[#align + 1] = "--:"
+  end
+  if depth then header[#header + 1] = "depth, " .. size_md(last); align[#align + 1] = "--:" end
+  local function values(prog, n, col)
+    local v = {}
+    for _, r in ipairs(rows) do
+      if r.step == prog and tonumber(r.n) == n then v[#v + 1] = num(r[col]) end
+    end
+    return v
+  end
+  for _, prog in ipairs(programs(rows)) do
+    local line = { short(prog) }
+    for _, s in ipairs(sizes) do
+      line[#line + 1] = format_value(aggregate(values(prog, parse_size(s), "ulp_error"), "median"), "ulp")
+    end
+    line[#line + 1] = format_value(aggregate(values(prog, last, "ulp_error"), "max"), "ulp")
+    for _, s in ipairs(rel) do
+      line[#line + 1] = format_value(aggregate(values(prog, parse_size(s), "rel_error"), "median"), "rel")
+    end
+    if depth then
+      local r = find_row(rows, prog, last)
+      local d = r and tonumber(r.depth)
+      line[#line + 1] = prog:sub(1, 3) == "cub" and "not known" or (d and string.format("%.0f", d) or "–")
+    end
+    body[#body + 1] = line
+  end
+  return pipe_table(header, align, body, string.format(
+    "Table: Input %s: each program's error in ulp of the correctly rounded sum (0: the same bits), " ..
+    "the median of %d seeds, and its relative error |error| / Σ|x| (median), on %s (`%s/accuracy.csv`)." ..
+    " inf: a sum that overflowed, or NaN, where the correctly rounded sum is not that.%s",
+    input, #distinct(rows, "seed"), rows[1].device or dir, dir,
+    (rows[1].reference_hex == nil and " (A file from before the inputs: its ulp are those of the exact sum, " ..
+     "and it has no relative errors.)" or "") ..
+    (depth and " Depth: the most additions an element goes through, as the harness's error bound counts " ..
+              "them; CUB's order is not known to the harness." or "")))
+end
+
+local function accuracy_seeds(rows, el, input, dir)
+  local n = parse_size(el.attributes["n"] or fail("accuracy: by=\"seed\" needs n=\"2^20\""))
+  local at = {}
+  for _, r in ipairs(rows) do if tonumber(r.n) == n then at[#at + 1] = r end end
+  if #at == 0 then return nil end
+  local seeds = distinct(at, "seed")
+  local header, align = { "program" }, { ":--" }
+  for _, sd in ipairs(seeds) do header[#header + 1] = "seed " .. sd; align[#align + 1] = "--:" end
+  local first = { "*correctly rounded sum*" }
+  for _, sd in ipairs(seeds) do
+    for _, r in ipairs(at) do
+      if r.seed == sd then first[#first + 1] = "*" .. float_kind(r.reference_hex, nil) .. "*"; break end
     end
   end
-  if #blocks == 0 then return not_yet("accuracy.csv", "accuracy") end
+  local body = { first }
+  for _, prog in ipairs(programs(at)) do
+    local line = { short(prog) }
+    for _, sd in ipairs(seeds) do
+      local cell = "–"
+      for _, r in ipairs(at) do
+        if r.step == prog and r.seed == sd then
+          local kind = float_kind(r.sum_hex, r.sum)
+          cell = kind == "finite" and (num(r.ulp_error) == math.huge and "finite" or format_value(num(r.ulp_error), "ulp"))
+                 or kind
+        end
+      end
+      line[#line + 1] = cell
+    end
+    body[#body + 1] = line
+  end
+  return pipe_table(header, align, body, string.format(
+    "Table: Input %s at n = %s: what each program returned, seed by seed: its error in ulp of the correctly " ..
+    "rounded sum where it is finite (0: the same bits), or NaN, +inf or −inf, on %s (`%s/accuracy.csv`).",
+    input, size_md(n), rows[1].device or dir, dir))
+end
+
+local function accuracy_table(el)
+  must_be_empty(el, "accuracy")
+  local input = el.attributes["input"] or "uniform"
+  local blocks = {}
+  for _, dir in ipairs(gpu_dirs()) do
+    local rows = accuracy_rows(dir, input)
+    if #rows > 0 then
+      local t
+      if el.attributes["by"] == "seed" then t = accuracy_seeds(rows, el, input, dir)
+      elseif el.attributes["by"] then fail("accuracy: by= can only be \"seed\"")
+      else t = accuracy_medians(rows, el, input, dir) end
+      for _, b in ipairs(t or {}) do blocks[#blocks + 1] = b end
+    end
+  end
+  if #blocks == 0 then
+    return note("*No `results/<gpu>/accuracy.csv` with the input " .. input ..
+                " yet: `make accuracy` on a machine with a GPU writes it.*")
+  end
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
@@ -942,6 +1079,12 @@ local function below_floor(dir, of, warm)
   return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured", "clause" }))
 end
 
+-- Columns the harness's CSV (and accuracy.csv) gained with the inputs: a file
+-- written before them lacks them, and a number from one is "not measured yet"
+-- there rather than a misspelt column.
+local later_columns = { input = true, sum_hex = true, reference_hex = true, overflow = true,
+                        abs_sum = true, rel_error = true }
+
 -- One measured number, in a sentence.
 local function measure(el)
   local a = el.attributes
@@ -958,14 +1101,25 @@ local function measure(el)
     local col = a["col"] or fail("m: file= needs col=\"NAME\"")
     local matched = matching_rows(rows, a["where"])
     if #matched == 0 then return missing end
-    if matched[1][col] == nil then fail("m: " .. a["file"] .. " has no column '" .. col .. "'") end
+    if matched[1][col] == nil then
+      if later_columns[col] then return missing end       -- a file from before the column
+      fail("m: " .. a["file"] .. " has no column '" .. col .. "'")
+    end
     local text = matched[1][col]
-    if a["agg"] then
+    if a["agg"] == "range" then
+      -- "4 to 16", or "16" where every row has the same value.
       local values = {}
-      for _, r in ipairs(matched) do values[#values + 1] = tonumber(r[col]) end
+      for _, r in ipairs(matched) do values[#values + 1] = num(r[col]) end
+      local lo, hi = aggregate(values, "min"), aggregate(values, "max")
+      if lo == nil then return missing end
+      text = format_value(lo, a["fmt"] or "%.3g")
+      if hi ~= lo then text = text .. " to " .. format_value(hi, a["fmt"] or "%.3g") end
+    elseif a["agg"] then
+      local values = {}
+      for _, r in ipairs(matched) do values[#values + 1] = num(r[col]) end
       text = format_value(aggregate(values, a["agg"]), a["fmt"] or "%.3g")
-    elseif a["fmt"] and tonumber(text) then
-      text = format_value(tonumber(text), a["fmt"])
+    elseif a["fmt"] and num(text) then
+      text = format_value(num(text), a["fmt"])
     end
     return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
   end
