@@ -132,7 +132,7 @@ static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStr
 // The error bound: the harness's tree model spreads n evenly over the
 // threads; here a thread adds up to ceil(1000 / block) elements of its row,
 // a few more than that model counts when the last row is short, which the
-// bound's margin (LAMBDA = 10 in common/data.c) covers many times over.
+// bound's margin (LAMBDA = 10 in common/bound.c) covers many times over.
 static const step_t step = {
     .name = "04_row_sums",
     .technique = "batched row sums: a block per row of " STR(ROW_LENGTH) ", then one block sums the rows",

@@ -139,7 +139,7 @@ static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStr
 // The error bound: the harness counts log2(block) tree levels; here an
 // element sees log2(TILE) + 1024 / TILE^2 + log2(TILE) additions at most
 // (22 for TILE = 8 and 1024 threads, against 10 counted). The bound's
-// margin (LAMBDA = 10 in common/data.c) covers that dozen many times over.
+// margin (LAMBDA = 10 in common/bound.c) covers that dozen many times over.
 static const step_t step = {
     .name = PROGRAM_NAME,
     .technique = "block_sum on tiled_partition<" STR(TILE) ">: tiles, then tile 0 combines",

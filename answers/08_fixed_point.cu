@@ -8,7 +8,7 @@
  * Step 08 gets the same bits everywhere by doing the float additions in one
  * fixed order. This answer gets them by making the additions exact, so that
  * their order stops mattering. That only works because our inputs are
- * fixed-point numbers to begin with (common/data.c): every float element is
+ * fixed-point numbers to begin with (the default input, common/inputs/inputs.c): every float element is
  * k * 2^-23 for an integer k with -2^23 <= k < 2^23. So
  *
  *   1. x * 2^23 is exactly k (multiplying by a power of two only moves the
@@ -75,7 +75,7 @@ typedef unsigned long long fixed_t;   // two's complement: signed sums, unsigned
 __device__ fixed_t to_fixed(elem_t x) { return x; }
 __device__ elem_t from_fixed(fixed_t t) { return (elem_t)t; }   // modulo 2^32, as the reference
 #else
-// x = k 2^-23 exactly (common/data.c): x * 2^23 is the integer k, |k| <= 2^23.
+// x = k 2^-23 exactly (the default input): x * 2^23 is the integer k, |k| <= 2^23.
 __device__ fixed_t to_fixed(float x) { return (fixed_t)(long long)(int)(x * 0x1p23f); }
 // The one rounding: the nearest float to t 2^-23 (the product is exact).
 __device__ float from_fixed(fixed_t t) { return __ll2float_rn((long long)t) * 0x1p-23f; }
