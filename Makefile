@@ -208,6 +208,10 @@ $(eval $(call MULTI_TEST,$(MM)/drop_acc_exact,$(MM)/src/drop_acc.cu,exact-virtua
 $(eval $(call MULTI_TEST,$(MM)/drop_acc_real,$(MM)/src/drop_acc.cu,float-fault))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift,steps/09_multi_gpu.cu,float-shift))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shift))
+# An answer of step 10's chapter on virtual ranks (tests/answers.sh): several
+# ranks' rounded sums, added, on one GPU.
+$(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual,answers/10_round_ranks.cu,float-virtual))
+$(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual_exact,answers/10_round_ranks.cu,exact-virtual))
 endif
 multi-tests: $(MULTI_TESTS)
 
