@@ -211,6 +211,10 @@ $(eval $(call MULTI_TEST,$(MM)/drop_acc_exact,$(MM)/src/drop_acc.cu,exact-virtua
 $(eval $(call MULTI_TEST,$(MM)/drop_acc_real,$(MM)/src/drop_acc.cu,float-fault))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift,steps/09_multi_gpu.cu,float-shift))
 $(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shift))
+# An answer of step 10's chapter on virtual ranks (tests/answers.sh): several
+# ranks' rounded sums, added, on one GPU.
+$(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual,answers/10_round_ranks.cu,float-virtual))
+$(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual_exact,answers/10_round_ranks.cu,exact-virtual))
 endif
 multi-tests: $(MULTI_TESTS) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/step10_no_fp64)
 # (After MULTI_TESTS is complete: make expands a rule's prerequisites when it reads the rule.)
@@ -356,8 +360,8 @@ help:
 	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"
 	@echo "  make faults         (GPU) device faults reported clearly"
 	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
-	@echo "  make exact-acc-test step 10's accumulator on the CPU against an exact oracle (no GPU);"
-	@echo "                      make exact-acc-mutants: the test must fail on broken copies"
+	@echo "  make exact-acc-test step 10's accumulator on the CPU against an exact oracle (no GPU)"
+	@echo "  make exact-acc-mutants  the same test on broken copies of it: each must fail"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
 	@echo "  make compare-multi  (GPU) step 09 on one GPU up to every GPU here (results/<gpu>-x<G>/);"

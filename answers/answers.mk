@@ -53,15 +53,29 @@ $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 $(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh
 $(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh
 
-# Answers on several GPUs are built like step 09, where NCCL and MPI are.
+# Answers on several GPUs are built like steps 09 and 10, where NCCL and MPI
+# are. MULTI_ANSWER(name, source, flags): build/answers/NAME, float, and
+# build/answers/NAME_exact, uint32, unless the flags make it float only (a
+# third argument); NAME's source is answers/SOURCE.cu.
+define MULTI_ANSWER
+$(ANSWERS_DIR)/$(1): answers/$(2).cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) $$(NVWARN) -I$$(NCCL_INC) $(3) $$(GENCODE) -o $$@ $$< $$(FLOAT_OBJS) $$(MULTI_OBJS_FLOAT) $$(LDLIBS) $$(MULTI_LINK)
+ANSWERS += $(ANSWERS_DIR)/$(1)
+ifeq ($(4),)
+$(ANSWERS_DIR)/$(1)_exact: answers/$(2).cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(NVCCFLAGS) $$(NVWARN) -I$$(NCCL_INC) $(3) -DREDUCE_EXACT $$(GENCODE) -o $$@ $$< $$(EXACT_OBJS) $$(MULTI_OBJS_EXACT) $$(LDLIBS) $$(MULTI_LINK)
+ANSWERS += $(ANSWERS_DIR)/$(1)_exact
+endif
+endef
 ifeq ($(strip $(STEP09_NEEDS)),)
-$(ANSWERS_DIR)/09_allreduce: answers/09_allreduce.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(ANSWERS_DIR)/09_allreduce_exact: answers/09_allreduce.cu $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $@ $< $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
-ANSWERS += $(ANSWERS_DIR)/09_allreduce $(ANSWERS_DIR)/09_allreduce_exact
+$(eval $(call MULTI_ANSWER,09_allreduce,09_allreduce,))
+$(eval $(call MULTI_ANSWER,10_group64,10_group64,))
+# Step 10's test for the fast path, kept with a group of 64: wrong on purpose
+# (a float build: the exact build has no fast path).
+$(eval $(call MULTI_ANSWER,10_group64_span24,10_group64,-DGROUP64_SPAN=24,float only))
+$(eval $(call MULTI_ANSWER,10_round_ranks,10_round_ranks,))
 endif
 
 answers: $(ANSWERS)

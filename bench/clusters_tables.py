@@ -164,7 +164,7 @@ def render(saved, markdown):
                         f"{h2}The pieces of a small sum (latency.csv)",
                         probes,
                         f"{h2}The programs (clusters.csv, clusters_floor.csv); targets: F = over "
-                        f"{TARGET_FLOOR[2]}x the floor ({power_label(TARGET_FLOOR[0])}..{power_label(TARGET_FLOOR[1])}), "
-                        f"C = under {TARGET_CUB[2]}x CUB's speed ({power_label(TARGET_CUB[0])}..{power_label(TARGET_CUB[1])})",
+                        f"{TARGET_FLOOR[2]}× the floor ({power_label(TARGET_FLOOR[0])}..{power_label(TARGET_FLOOR[1])}), "
+                        f"C = under {TARGET_CUB[2]}× CUB's speed ({power_label(TARGET_CUB[0])}..{power_label(TARGET_CUB[1])})",
                         summary(saved, markdown)])
     return (text.replace("^", "\\^") if markdown else text) + "\n"   # 2^14 as it is, not a superscript

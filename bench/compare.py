@@ -300,6 +300,9 @@ class Results:
             return "WRONG"
         if distinct == 1 and r.get("replica") == "equal":
             return f"identical ({runs} runs), the CPU replica's: any GPU"
+        exact = r.get("depth") == "0" and r.get("sum_hex") and r.get("sum_hex") == r.get("reference_hex")
+        if distinct == 1 and exact:                 # step 10: checked by its bits, and they are the reference's
+            return f"identical ({runs} runs), the exact sum's: any order"
         if distinct == 1:
             return f"identical ({runs} runs)"
         return f"{distinct} distinct of {runs}, spread {float(r['spread_ulp']):.0f} ulp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # exact_variants.sh: what each piece of step 10's tail costs, and step 10
 # beside step 07 (results/NOTES.md, "Step 10: the tail"). Needs a GPU, NCCL
-# and MPI; about three minutes on an H100.
+# and MPI; a few minutes on an H100.
 #
 #   bash bench/exact_variants.sh [OUT.csv]      (default build/variants/times.csv)
 #
@@ -22,7 +22,8 @@
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
-# at 2^14 to 2^28. Prints a table of medians last.
+# at 2^14 to 2^28, on the default input and on --input wide (where most of
+# step 10's groups take the slow path). Prints a table of medians last.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/variants/times.csv}
@@ -98,6 +99,8 @@ for round in 1 2; do
     run step10 ./step10 --gpus 1 --n $SIZES
     run step10_no_fp64 build/step10_no_fp64 --gpus 1 --n $SIZES
     run step10_block1024 ./step10 --gpus 1 --block 1024 --n 2^24,2^26,2^28
+    run step07_wide ./step07 --input wide --n $SIZES
+    run step10_wide ./step10 --gpus 1 --input wide --n $SIZES
 done
 if [ ! -s "$V/header" ]; then
     echo "exact_variants: no run gave a row; see $V/runs.err:" >&2
@@ -129,11 +132,15 @@ table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "no_round", "carry_always", "no_flags", "no_fetch", "carveout_max"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
-table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024"], sizes)
+table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
+                                  "step07_wide", "step10_wide"], sizes)
 print("%-18s" % "10 / 07" + "".join("%9.3f" % (med[("step10", n)] / med[("step07", n)])
                                   if ("step10", n) in med and ("step07", n) in med else "%9s" % "-"
                                   for n in sizes))
 print("%-18s" % "10 no FP64 / 07" + "".join("%9.3f" % (med[("step10_no_fp64", n)] / med[("step07", n)])
                                           if ("step10_no_fp64", n) in med and ("step07", n) in med
                                           else "%9s" % "-" for n in sizes))
+print("%-18s" % "10 / 07, wide" + "".join("%9.3f" % (med[("step10_wide", n)] / med[("step07_wide", n)])
+                                        if ("step10_wide", n) in med and ("step07_wide", n) in med
+                                        else "%9s" % "-" for n in sizes))
 EOF

@@ -128,6 +128,7 @@ static const char *comm_error(const team_t *t)
     return NULL;
 }
 
+// [begin all_reduce]
 // Phase 2, several ranks: sums[WORDS..2 WORDS) on every rank = the sum of
 // every rank's sums[0..WORDS), as 64-bit integers. Each word is under 2^31
 // (a carried digit, or a count of blocks), so 1024 ranks' sums stay under
@@ -144,6 +145,7 @@ static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *str
     }
     NCCL_CHECK(ncclGroupEnd());
 }
+// [end all_reduce]
 // [end nccl]
 
 // ---- launcher ---------------------------------------------------------------

@@ -31,6 +31,7 @@
 
 // ---- 1. units -------------------------------------------------------------
 // [begin units]
+// [begin words]
 // A finite float x is +-m * 2^(p - 149) for integers 0 <= m < 2^24 and
 // 0 <= p <= 253. From its bits: E, the 8 exponent bits, and f, the 23 fraction
 // bits; E = 0 (zero or subnormal): m = f, p = 0; else m = f + 2^23, p = E - 1.
@@ -51,6 +52,7 @@ enum { SAW_NAN = 1, SAW_POS_INF = 2, SAW_NEG_INF = 4, SAW_NOT_NEG_ZERO = 8 };
 #define POS_INF_BITS 0x7f800000u
 #define NEG_INF_BITS 0xff800000u
 #define NEG_ZERO_BITS 0x80000000u
+// [end words]
 
 HOST_DEVICE unsigned bits_of(float x)
 {
@@ -115,6 +117,7 @@ HOST_DEVICE unsigned special_flags(unsigned u)
 // 32 terms under 2^55 each: under 2^31 + 2^62 + 2^60 in all, so it never
 // overflows.
 
+// [begin acc_add]
 // Adds s * 2^p units (|s| < 2^53, 0 <= p <= 253). With q = p / 32 and
 // r = p % 32, s * 2^r is below 2^84: three 32-bit pieces of a 96-bit two's
 // complement number go to digits q, q + 1 and q + 2 (q + 2 <= 9), each piece
@@ -129,6 +132,7 @@ HOST_DEVICE void acc_add(long long *d, int stride, long long s, int p)
     d[(q + 1) * stride] += (unsigned)(low >> 32);
     d[(q + 2) * stride] += ((s >> 32) << r) >> 32;        // bits 64..95, with the sign
 }
+// [end acc_add]
 
 // Adds one finite float, given by its bits: +-m * 2^(p % 32), under 2^55,
 // to digit p / 32. The sign goes on m while it is 32 bits wide (cheaper
@@ -144,6 +148,7 @@ HOST_DEVICE void acc_add_float(long long *d, int stride, unsigned u)
     d[(p >> 5) * stride] += (long long)m << (p & 31);
 }
 
+// [begin carry]
 // Carries each digit's excess into the next, from digit 0 up: afterwards
 // every digit is in [-2^31, 2^31), its low 32 bits read as signed, and
 // together they hold the value modulo 2^320 (what leaves digit 9 is a
@@ -160,6 +165,7 @@ HOST_DEVICE void acc_carry(long long *d, int stride)
         carry = (x - digit) >> 32;                        // exact: a multiple of 2^32
     }
 }
+// [end carry]
 
 // The same, with every digit in [0, 2^32) instead: two's complement, so
 // that digit 9's top bit is the sign. E.g. (-1, 0, ..., 0) becomes
@@ -175,6 +181,7 @@ HOST_DEVICE void acc_canonical(long long *d)
     }
 }
 
+// [begin must_carry]
 // Must a thread carry its digits before the block sums them? Not while no sum
 // of them can overflow. Every digit is under 2^31 in size after a slow group
 // (those carry), and each fast group adds under 2^32 to it, so after G groups
@@ -186,6 +193,7 @@ HOST_DEVICE bool acc_must_carry(size_t n, size_t threads)
 {
     return n > (threads << 25);
 }
+// [end must_carry]
 // [end digits]
 
 // ---- 3. a group -------------------------------------------------------------
@@ -202,6 +210,7 @@ HOST_DEVICE elem_t element(const elem4_t *v, int j)   // j is a constant once un
 }
 
 #ifndef REDUCE_EXACT
+// [begin group_kind]
 // The group's exponents, from the bits of its largest |x| (hi) and from lo,
 // the smallest of 2 bits(x) - 2 over its elements: that is 2 bits(|x|) - 2,
 // and a zero's wraps around to 2^32 - 2, so that lo comes from the smallest
@@ -216,8 +225,10 @@ HOST_DEVICE int group_kind(unsigned hi, unsigned lo)
     unsigned e_hi = hi >> 23, e_lo = (lo + 2) >> 24;
     return e_lo > 0 && e_hi - e_lo <= 24 ? GROUP_EXACT : GROUP_WIDE;
 }
+// [end group_kind]
 
 #ifndef EXACT_NO_FP64
+// [begin group_sum]
 // Tries the group's sum in one go: in a double, which holds it exactly when
 // group_kind says so (53 bits, and every partial sum a whole number of the
 // group's units), so the order of the adds does not matter either; vector
@@ -247,7 +258,9 @@ HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
     *s = (long long)(sum * pow2(149 - *p));               // exact: a power of two
     return GROUP_EXACT;
 }
+// [end group_sum]
 #else
+// [begin no_fp64]
 // The same without FP64: the exponent check first, then each term shifted
 // into a 64-bit integer (under 2^48 each, 2^53 in all).
 HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
@@ -274,8 +287,10 @@ HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
     *p = e_lo - 1;
     return GROUP_EXACT;
 }
+// [end no_fp64]
 #endif
 
+// [begin add_group]
 // Adds a group to a thread's digits; notes NaN, infinities and terms other
 // than -0 in *flags. The slow paths add element by element (an inf or NaN
 // adds nothing but its flag), then carry, which keeps the digits' bound.
@@ -304,6 +319,7 @@ HOST_DEVICE void acc_add_group(long long *d, int stride, const elem4_t *v, unsig
     }
     acc_carry(d, stride);
 }
+// [end add_group]
 #else
 // The exact build: 32 integers sum to under 2^37, added at unit 1 (p = 0).
 HOST_DEVICE void acc_add_group(long long *d, int stride, const elem4_t *v, unsigned *flags)

@@ -38,6 +38,19 @@
 #                 (the replica's) at every size, float and exact; on two GPUs
 #                 or more, not step 08's bits at some size (the harness says
 #                 WRONG there: another order), and the exact build still right
+#   group64       10_group64 (step 10 with groups of 64, exponents within 23
+#                 for the fast path), where step 10 is built: the exact sum's
+#                 bits on every input and size, one sum for any block and
+#                 grid, float and exact; on an array built for it (a group of
+#                 64 whose exponents span 24, summed in a double, loses its
+#                 last unit) the answer and step 10 give the exact sum's bits
+#                 and 10_group64_span24, which keeps step 10's 24, is WRONG
+#   round-ranks   10_round_ranks (each rank's exact sum rounded, the floats
+#                 added by NCCL): on one GPU step 10's bits on every input; on
+#                 two virtual ranks (the tests' build, a stand-in NCCL that
+#                 adds the floats) WRONG on cancel, ties and huge at every size
+#                 tried, and the exact build right on 1, 2 and 3; on two real
+#                 GPUs, WRONG somewhere on cancel
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -343,6 +356,109 @@ else
             python3 tests/csvcheck.py "answers/allreduce/exact: two GPUs, still the exact sum" --rows 3 --ok all
     else
         echo "SKIP answers/allreduce/two GPUs: this machine shows fewer than two"
+    fi
+fi
+
+# ---- group64 ---------------------------------------------------------------------
+count() { echo "$1" | tr ',' '\n' | grep -c .; }
+G64=$A/10_group64
+if [ ! -x ./step10 ]; then
+    echo "SKIP answers/group64: step 10 is not built here (it needs NCCL and MPI)"
+elif [ ! -x "$G64" ] || [ ! -x "${G64}_exact" ] || [ ! -x "${G64}_span24" ]; then
+    echo "FAIL answers/group64: $G64, its exact build or ${G64}_span24 is not built"
+else
+    for p in "$G64" "${G64}_exact"; do
+        "$p" --help >/dev/null 2>&1 && echo "PASS answers/cli/$(basename "$p") --help" ||
+            echo "FAIL answers/cli/$(basename "$p") --help: exit $?"
+    done
+    # Around a group (64 elements) and a round of them, on every input.
+    G64_SIZES=1,31,32,33,63,64,65,1023,1025,4097,65537,10^6+3,2^24+1
+    for d in uniform wide cancel ties huge; do
+        seeds=1,2; [ "$d" = huge ] && seeds=1,2,3,4
+        "$G64" --gpus 1 --check-only --csv --input $d --n $G64_SIZES --seed $seeds 2>>"$ERR" |
+            python3 tests/csvcheck.py "answers/group64/float/$d: the exact sum's bits" \
+                --rows $(($(count $G64_SIZES) * $(count $seeds))) --ok all --exact-bits
+    done
+    for p in "$G64" "${G64}_exact"; do
+        { for b in 32 128 512 1024; do
+              "$p" --gpus 1 --check-only --csv --input wide --n 1,65,4097,10^6+3 --block "$b" 2>>"$ERR"
+          done
+          for g in 1 3 132 4096; do
+              "$p" --gpus 1 --check-only --csv --input wide --n 1,65,4097,10^6+3 --grid "$g" 2>>"$ERR"
+          done; } | python3 tests/csvcheck.py "answers/group64/$(kind "$p"): blocks 32 to 1024, grids 1 to 4096, one sum per input" \
+                        --rows 32 --ok all --same-sum
+    done
+    # The array: with one thread per lane of one warp (--grid 1 --block 32),
+    # lane l's group r is vectors l + 32 (16 r + k), k = 0 .. 15. Even lanes:
+    # 9 vectors of B = 2 (2^24 - 1), then (t, 0, 0, 0) with t = 1 + 2^-23,
+    # then 6 vectors of -B; odd lanes: 3 vectors of -B, then zeros. The sum is
+    # 16 t a round, a float; a double that has added 36 B has no room left
+    # for t's last unit, which within 24 of B takes the fast path.
+    tmp=$(mktemp -d)
+    python3 - "$tmp/span.f32" <<'PY'
+import struct, sys
+B, t, rounds = 2.0 * (2 ** 24 - 1), 1 + 2.0 ** -23, 4
+x = []
+for v in range(rounds * 16 * 32):
+    lane, k = v % 32, (v // 32) % 16
+    if lane % 2 == 0:
+        x += [B] * 4 if k <= 8 else [t, 0.0, 0.0, 0.0] if k == 9 else [-B] * 4
+    else:
+        x += [-B] * 4 if k <= 2 else [0.0] * 4
+open(sys.argv[1], "wb").write(struct.pack("<%df" % len(x), *x))
+PY
+    { "$G64" --gpus 1 --check-only --csv --input-file "$tmp/span.f32" --grid 1 --block 32 2>>"$ERR"
+      "$G64" --gpus 1 --check-only --csv --input-file "$tmp/span.f32" 2>>"$ERR"
+      ./step10 --gpus 1 --check-only --csv --input-file "$tmp/span.f32" --grid 1 --block 32 2>>"$ERR"; } |
+        sed "s|$tmp/span.f32|file|" |
+        python3 tests/csvcheck.py "answers/group64/float: the array that breaks a span of 24, the exact sum's bits (answer and step 10)" \
+            --rows 3 --ok all --exact-bits --same-sum
+    "${G64}_span24" --gpus 1 --check-only --csv --input-file "$tmp/span.f32" --grid 1 --block 32 2>/dev/null |
+        python3 tests/csvcheck.py "answers/group64/float: a span of 24 with groups of 64 is WRONG on that array" \
+            --rows 1 --ok none
+    rm -rf "$tmp"
+fi
+
+# ---- round-ranks -------------------------------------------------------------------
+RR=$A/10_round_ranks
+RV=build/tests/10_round_ranks_virtual
+if [ ! -x ./step10 ]; then
+    echo "SKIP answers/round-ranks: step 10 is not built here (it needs NCCL and MPI)"
+elif ! make -j"$JOBS" --no-print-directory $RV ${RV}_exact >>"$LOGS/build_answers.log" 2>&1; then
+    echo "FAIL answers/round-ranks: $RV does not build (see $LOGS/build_answers.log)"
+elif [ ! -x "$RR" ] || [ ! -x "${RR}_exact" ]; then
+    echo "FAIL answers/round-ranks: $RR or its exact build is not built"
+else
+    for p in "$RR" "${RR}_exact"; do
+        "$p" --help >/dev/null 2>&1 && echo "PASS answers/cli/$(basename "$p") --help" ||
+            echo "FAIL answers/cli/$(basename "$p") --help: exit $?"
+    done
+    RR_SIZES=1,2,3,1000,4097,10^6+3,2^24+1
+    for d in uniform wide cancel ties huge; do
+        { "$RR" --gpus 1 --check-only --csv --input $d --n $RR_SIZES --seed 1,2 2>>"$ERR"
+          $RV --virtual-ranks 1 --check-only --csv --input $d --n $RR_SIZES --seed 1,2 2>>"$ERR"; } |
+            python3 tests/csvcheck.py "answers/round-ranks/float/$d: one GPU (and one virtual rank), step 10's bits" \
+                --rows $((4 * $(count $RR_SIZES))) --ok all --exact-bits
+    done
+    for d in cancel ties huge; do
+        $RV --virtual-ranks 2 --check-only --csv --input $d --n 1000,4097,10^6+3 --seed 1,2 2>/dev/null |
+            python3 tests/csvcheck.py "answers/round-ranks/float/$d: two virtual ranks, WRONG at every size" \
+                --rows 6 --ok none
+    done
+    for G in 1 2 3; do
+        for d in uniform cancel huge; do
+            ${RV}_exact --virtual-ranks $G --check-only --csv --input $d --n 1,4097,10^6+3 2>>"$ERR"
+        done | python3 tests/csvcheck.py "answers/round-ranks/exact: $G virtual ranks, right (integers modulo 2^32)" \
+                   --rows 9 --ok all
+    done
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        "$RR" --gpus 2 --check-only --csv --input cancel --n 4097,10^6+3,2^24+1 --seed 1,2 2>/dev/null |
+            python3 tests/csvcheck.py "answers/round-ranks/float: two GPUs, cancel: WRONG somewhere" \
+                --rows 6 --ok some-wrong
+        "${RR}_exact" --gpus 2 --check-only --csv --input cancel --n 4097,10^6+3,2^24+1 2>>"$ERR" |
+            python3 tests/csvcheck.py "answers/round-ranks/exact: two GPUs, right" --rows 3 --ok all
+    else
+        echo "SKIP answers/round-ranks/two GPUs: this machine shows fewer than two"
     fi
 fi
 

@@ -35,12 +35,14 @@
 #                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
 #                       the comparison's plots are generated (and its accuracy
-#                       section: a table per input, every number), the appendix on
+#                       section: a table per input, every number), step 10's
+#                       chapter shows the tables of its tail, the appendix on
 #                       Harris's kernels shows its tables, numbers and racecheck,
 #                       and the appendix on small sizes its tables and numbers
 #   docs/no-results     with no results at all, the pages still build and say so
 #   docs/self-test/...  the checks above catch what they should (a missing marker,
-#                       a hand-typed number, a broken link)
+#                       a hand-typed number, a broken link), and the filter reads
+#                       a CSV's rows by number (where="col>x")
 set -u
 cd "$(dirname "$0")/.."
 
@@ -211,6 +213,19 @@ else
     pass docs/self-test/filter-diff
 fi
 
+# where= picks rows by number too, and a count over none that pass is 0;
+# a count where no row is there at all is not measured yet.
+mkdir -p "$tmp/res/gpu"
+printf 'step,n,ulp_error\na,1,0.25\na,2,0.75\na,3,1.5\nb,1,0.25\n' >"$tmp/res/gpu/w.csv"
+printf '[]{.m file="w.csv" where="step=a,ulp_error>0.5" col="ulp_error" agg="count"} []{.m file="w.csv" where="step=b,ulp_error>0.5" col="ulp_error" agg="count"} [x]{.m file="w.csv" where="step=c" col="ulp_error" agg="count"} []{.m file="w.csv" where="step=a,ulp_error<1" col="ulp_error" agg="max"}\n' >"$tmp/where.md"
+got=$("$PANDOC" --from markdown --to plain --lua-filter docs/filters/course.lua --metadata chapter=where \
+          --metadata results-dirs="$tmp/res/gpu" "$tmp/where.md" 2>&1 | tr '\n' ' ' | sed 's/  */ /g; s/ $//')
+if [ "$got" = "2 0 (not measured yet) 0.75" ]; then
+    pass docs/self-test/filter-where
+else
+    fail docs/self-test/filter-where "where= with > and < and a count over none gave '$got', not '2 0 (not measured yet) 0.75'"
+fi
+
 # The real build: every page, the single-file course, no warnings (course/
 # goes to build/: a test does not rewrite the committed one).
 if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LOGS/docs_build.log" 2>&1; then
@@ -273,10 +288,11 @@ fi
 
 # A fixture of results: the tables, the inline numbers and the plots appear.
 # Only the pages that read results are made again; the answers' pages, which
-# do not, are the real build's.
+# do not, are the real build's, and so is the one-file course (the index links
+# to it).
 out=build/docs-fixture
 if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/fixtures/results DOCS_OUT=$out >"$LOGS/docs_fixture.log" 2>&1 &&
-   cp -r build/docs/answers $out/; then
+   cp -r build/docs/answers build/docs/course.html $out/; then
     missing=
     for page in $out/[0-9][0-9]_*.html $out/comparison.html; do
         grep -q '<table' "$page" || missing="$missing $(basename "$page"):table"
@@ -298,6 +314,11 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     grep -q 'seven kernels on Example GPU' $h || missing="$missing appendix_harris.html:harris.md"
     grep -q 'RACECHECK SUMMARY' $h || missing="$missing appendix_harris.html:racecheck"
     grep -Eq 'class="note"|not measured yet' $h && missing="$missing appendix_harris.html:note"
+    e=$(ls $out/10_*.html 2>/dev/null | head -1)
+    if [ -n "$e" ]; then
+        grep -q 'Step 07 and step 10 timed in turn' "$e" || missing="$missing $(basename "$e"):exact-tail"
+        grep -q 'piece by piece' "$e" || missing="$missing $(basename "$e"):exact-tail-pieces"
+    fi
     c=$out/appendix_clusters.html
     grep -q 'Small sizes on Example GPU' $c || missing="$missing appendix_clusters.html:clusters.md"
     grep -q 'The pieces of a one-launch sum at' $c || missing="$missing appendix_clusters.html:pieces"
@@ -320,7 +341,9 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=build/n
     if grep -q 'No measured results' $out/03_*.html && grep -q 'Not measured yet: <code>make harris</code>' $out/appendix_harris.html &&
        grep -q '(not measured yet)' $out/appendix_harris.html &&
        grep -q 'Not measured yet: <code>make clusters</code>' $out/appendix_clusters.html &&
-       grep -q '(not measured yet)' $out/appendix_clusters.html; then
+       grep -q '(not measured yet)' $out/appendix_clusters.html &&
+       grep -q 'exact_variants.sh results/&lt;gpu&gt;/exact_tail.csv</code>' $out/10_*.html &&
+       grep -q '(not measured yet)' $out/10_*.html; then
         pass docs/no-results
     else
         fail docs/no-results "the pages do not say that no results were measured"

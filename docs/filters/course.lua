@@ -8,6 +8,7 @@ message that names the chapter, the file and the marker):
 
   ```{.cpp include="steps/03_warp_shuffle.cu" snippet="warp_sum"}
   ```   the lines between `// [begin warp_sum]` and `// [end warp_sum]`
+        (the markers of other snippets inside it left out)
   ```{.cpp include="common/harness.h" start="typedef struct {" end="} step_t;"}
   ```   the shortest run of lines from one containing start= to one containing
         end= (a leading ^ anchors end= at the start of the line)
@@ -67,7 +68,10 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         where every row has the same value) over every row that matches;
         fmt= as for a pivot, or rel (a relative error: 6.1e-8), or kind
         (of a float's bits, sum_hex: finite, NaN, +inf, −inf); where= on
-        input matches a file without that column as uniform
+        input matches a file without that column as uniform. where= may
+        also ask for a number above or below a value, "step=cub,ulp_error>0.5";
+        agg="count" then counts, among the rows the "=" conditions pick,
+        those that pass the others (0 if none)
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in bench/harris_g80.csv):
@@ -94,6 +98,11 @@ The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
 clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
 docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
 {.clusters-table} and []{.clusters-m ...}.
+
+Step 10's tail (bash bench/exact_variants.sh writes results/<gpu>/exact_tail.csv;
+the predictions are in bench/exact_tail_predictions.csv) has its own too, in
+docs/filters/exact_tail.lua: {.exact-tail}, {.exact-tail-pieces} and
+[]{.exact-m ...}.
 
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU. So does a new
@@ -251,7 +260,14 @@ local function include(el)
   while first <= last and lines[first]:match("^%s*$") do first = first + 1 end
   while last >= first and lines[last]:match("^%s*$") do last = last - 1 end
   if first > last then fail("include: snippet '" .. tostring(name) .. "' in " .. path .. " is empty") end
-  local body = table.concat(lines, "\n", first, last)
+  -- Markers of other snippets inside this one are not part of the code.
+  local kept = {}
+  for i = first, last do
+    if not lines[i]:match("^%s*// %[begin [%w_]+%]%s*$") and not lines[i]:match("^%s*// %[end [%w_]+%]%s*$") then
+      kept[#kept + 1] = lines[i]
+    end
+  end
+  local body = table.concat(kept, "\n")
   local classes = el.classes:filter(function(c) return c ~= "include" end)
   if #classes == 0 then classes = { "cpp" } end
   local where = string.format("%s, lines %d–%d", path, first, last)
@@ -411,14 +427,24 @@ local function row_input(r)
   return (r.input == nil or r.input == "") and "uniform" or r.input
 end
 
--- The rows whose columns equal where="col=value,col=value".
-local function matching_rows(rows, where)
+-- The rows that match where="col=value,col>number,col<number": a column
+-- equal to a value (input= matches a file without that column as uniform),
+-- or above or below a number. With equal_only, only the "=" conditions
+-- count: the rows a count is taken over.
+local function matching_rows(rows, where, equal_only)
   local out = {}
   for _, r in ipairs(rows) do
     local match = true
-    for k, want in (where or ""):gmatch("([%w_]+)=([^,]+)") do
-      local have = k == "input" and row_input(r) or r[k]
-      if have ~= want then match = false end
+    for cond in (where or ""):gmatch("[^,]+") do
+      local k, op, want = cond:match("^%s*([%w_]+)%s*([=<>])%s*(.-)%s*$")
+      if not k then fail("where: cannot read the condition '" .. cond .. "' (write col=value, col>1 or col<1)") end
+      if op == "=" then
+        local have = k == "input" and row_input(r) or r[k]
+        if have ~= want then match = false end
+      elseif not equal_only then
+        local x, y = tonumber(r[k]), tonumber(want) or fail("where: '" .. cond .. "' needs a number")
+        if not x or (op == ">" and not (x > y)) or (op == "<" and not (x < y)) then match = false end
+      end
     end
     if match then out[#out + 1] = r end
   end
@@ -542,6 +568,14 @@ local function known_program(prog)
   return false
 end
 
+-- A program's name where it has no rows yet: the chapter's ("10" -> "10_exact").
+local function unmeasured_name(prog)
+  for _, c in ipairs(cfg.chapters) do
+    if c == prog or c:sub(1, #prog + 1) == prog .. "_" then return c end
+  end
+  return prog
+end
+
 -- A row's GB/s: bytes / median time, which has more digits than its gbps
 -- column (4096 bytes in 7.392 µs are 0.55 GB/s; the column says 0.6).
 local function row_gbps(r)
@@ -632,8 +666,8 @@ local function results_table(el)
         local cub = find_row(rows, "cub", n)
         for k, prog in ipairs(steps) do
           local r = find_row(rows, prog, n)
-          local name = r and short(r.step) or prog
-          if r and r.step == cfg.chapter then name = "**" .. name .. "**" end
+          local name = r and short(r.step) or unmeasured_name(prog)
+          if (r and r.step or name) == cfg.chapter then name = "**" .. name .. "**" end
           local label = k == 1 and (size_md(n) .. " (" .. bytes_text(4 * n) .. ")") or ""
           if r then
             local ratio = "—"
@@ -1100,6 +1134,11 @@ local function measure(el)
     if not rows then return missing end
     local col = a["col"] or fail("m: file= needs col=\"NAME\"")
     local matched = matching_rows(rows, a["where"])
+    -- A count is over the rows the "=" conditions pick: none of those is
+    -- "not measured yet", none of them passing the rest is 0.
+    if a["agg"] == "count" and #matching_rows(rows, a["where"], true) > 0 then
+      return pandoc.Span({ pandoc.Str(tostring(#matched)) }, pandoc.Attr("", { "measured" }))
+    end
     if #matched == 0 then return missing end
     if matched[1][col] == nil then
       if later_columns[col] then return missing end       -- a file from before the column
@@ -1284,7 +1323,7 @@ local function chart(el)
     if #pts > 0 then
       series[#series + 1] = { name = short(name), pts = pts, cls = name == "cub" and "cub" or ("s" .. (#series)) }
     elseif known_program(prog) then
-      unmeasured[#unmeasured + 1] = prog
+      unmeasured[#unmeasured + 1] = unmeasured_name(prog)
     else
       fail("chart: no rows for '" .. prog .. "' in " .. dir .. "/compare.csv")
     end
@@ -1433,10 +1472,17 @@ end
 local function as_chapter(blocks)
   return walk(blocks, {
     Str = function(el)
-      local pre, base, exp, post = el.text:match("^(.-)(%d+)%^(%d+)(.*)$")
-      if not pre then return nil end
-      local out = { pandoc.Str(pre .. base), pandoc.Superscript({ pandoc.Str(exp) }) }
-      if post ~= "" then out[#out + 1] = pandoc.Str(post) end
+      -- Every power in the word: "(2^14..2^22)" has two.
+      local out, rest = {}, el.text
+      while true do
+        local pre, base, exp, post = rest:match("^(.-)(%d+)%^(%d+)(.*)$")
+        if not pre then break end
+        out[#out + 1] = pandoc.Str(pre .. base)
+        out[#out + 1] = pandoc.Superscript({ pandoc.Str(exp) })
+        rest = post
+      end
+      if #out == 0 then return nil end
+      if rest ~= "" then out[#out + 1] = pandoc.Str(rest) end
       return out
     end,
     Table = function(el)
@@ -1683,11 +1729,17 @@ end
 
 -- ---- the small sizes (make clusters) ---------------------------------------------
 -- In a file of its own beside this one, handed the helpers it shares.
-local small_sizes = dofile((PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$") .. "small_sizes.lua")({
+local filter_parts = {
   cfg = cfg, fail = fail, note = note, markdown = markdown, read_csv = read_csv, read_file = read_file,
   parse_size = parse_size, size_md = size_md, time_text = time_text, ratio_text = ratio_text,
-  pipe_table = pipe_table, words = words, must_be_empty = must_be_empty,
-})
+  pipe_table = pipe_table, words = words, must_be_empty = must_be_empty, as_chapter = as_chapter,
+}
+local filter_dir = (PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$")
+local small_sizes = dofile(filter_dir .. "small_sizes.lua")(filter_parts)
+
+-- ---- step 10's tail (bench/exact_variants.sh) ------------------------------------
+-- In a file of its own too: docs/filters/exact_tail.lua.
+local exact_tail = dofile(filter_dir .. "exact_tail.lua")(filter_parts)
 
 -- ---- chapters, index, neighbours ----------------------------------------------
 local meta_cache = {}
@@ -1750,8 +1802,10 @@ local handlers = {
     if el.classes:includes("harris") then return harris_results(el) end
     if el.classes:includes("harris-g80") then return harris_g80(el) end
     if el.classes:includes("harris-racecheck") then return harris_racecheck(el) end
-    for name, build in pairs(small_sizes.blocks) do
-      if el.classes:includes(name) then return build(el) end
+    for _, part in ipairs({ small_sizes, exact_tail }) do
+      for name, build in pairs(part.blocks) do
+        if el.classes:includes(name) then return build(el) end
+      end
     end
     if el.attributes["results"] then
       -- results="steps" (every step) or results="02 03", as a shorter form.
@@ -1774,6 +1828,7 @@ local handlers = {
     if el.classes:includes("m") then return measure(el) end
     if el.classes:includes("harris-m") then return harris_measure(el) end
     if el.classes:includes("clusters-m") then return small_sizes.span(el) end
+    if el.classes:includes("exact-m") then return exact_tail.span(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end

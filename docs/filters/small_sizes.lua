@@ -44,9 +44,10 @@ return function(h)
   end
   local function unmeasured() return pandoc.Emph({ pandoc.Str("(not measured yet)") }) end
   -- A value as a span; sizes in it (2^14^) become superscripts.
-  local function measured(text)
+  -- A clause (the verdict, a sentence made from the files) may wrap; a number not.
+  local function measured(text, clause)
     local inlines = text:find("^", 1, true) and markdown(text)[1].content or { pandoc.Str(text) }
-    return pandoc.Span(inlines, pandoc.Attr("", { "measured" }))
+    return pandoc.Span(inlines, pandoc.Attr("", clause and { "measured", "clause" } or { "measured" }))
   end
 
   -- One GPU's files, read once.
@@ -182,15 +183,16 @@ return function(h)
     local a, v = el.attributes, el.attributes.v or "median"
     local dirs = cfg.clusters
     if #dirs == 0 then return unmeasured() end
+    local clause = v == "verdict"
     if a.gpu ~= "all" then
       local text = value(dirs[1], a, v)
-      return text and measured(text) or unmeasured()
+      return text and measured(text, clause) or unmeasured()
     end
     local out = {}
     for k, dir in ipairs(dirs) do
       if k > 1 then out[#out + 1] = pandoc.Str(k == #dirs and " and " or ", ") end
       local text = value(dir, a, v)
-      out[#out + 1] = text and measured(text) or unmeasured()
+      out[#out + 1] = text and measured(text, clause) or unmeasured()
       out[#out + 1] = pandoc.Str(" on the " .. data(dir).device)
     end
     return out
@@ -216,6 +218,7 @@ return function(h)
         if b.t == "Header" then b.level = b.level == 1 and 3 or 4; b.identifier = "" end
         out[#out + 1] = b
       end
+      out = h.as_chapter(out)      -- 2^14 as a power, as the chapters write it
       out[#out + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(dir .. "/clusters.md"), pandoc.Str(".)") })
       return out
     end)

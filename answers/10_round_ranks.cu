@@ -1,0 +1,245 @@
+/* 10_round_ranks.cu: step 10 with each rank's sum rounded to a float, and
+ * the floats added by NCCL (the answer to exercise 2 of the step 10 chapter).
+ *
+ *     make answers && build/answers/10_round_ranks --gpus 2 --check-only --input cancel --n 10^6+3
+ *     build/tests/10_round_ranks_virtual --virtual-ranks 2 ...     two ranks on one GPU (the tests)
+ *
+ * Each rank sums its shard exactly, as step 10 does, and rounds it once: the
+ * correctly rounded sum of the shard. ncclAllReduce then adds the ranks'
+ * floats, and every rank has the total. One GPU: the shard is the array,
+ * there is no NCCL call, and the result is step 10's. Two GPUs: the result
+ * is round(round(s0) + round(s1)), three roundings where step 10 has one,
+ * and the harness (which wants step 10's bits: COMBINE_EXACT) says WRONG
+ * wherever they do not land on the correctly rounded sum. How far off:
+ *   - cancel (pairs B, -B + ulp(B) half the array apart): on two GPUs every
+ *     pair is split, each shard's sum is large and keeps only its top 24
+ *     bits, and the two cancel. What is left is mostly their rounding
+ *     errors: on the CPU, at n = 10^6+3 and seed 1, 41472 instead of
+ *     41675.05 (the exact sum rounded).
+ *   - ties (the exact sum halfway between two floats): the shards' roundings
+ *     move it off the tie, or onto another.
+ *   - huge: each shard's sum overflows to an infinity, one +inf and one
+ *     -inf, and their sum is NaN; the exact sum is a finite float.
+ *   - uniform and wide: often the right bits, sometimes one ulp off, and
+ *     with three GPUs other bits than with two (the shards, so the
+ *     roundings, are others).
+ * And with three GPUs or more, NCCL adds the floats in an order of its own
+ * (a ring or a tree, by size and topology): another rounding order again.
+ * Step 10 moves its 14 words instead, and integers add the same way in any
+ * order, so its bits depend on nothing. The exact build (uint32) is right
+ * on any number of GPUs: its sums are modulo 2^32, associative too.
+ *
+ * Changed functions: total_kernel, all_reduce, sums_size, local, total.
+ */
+#include <nccl.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include "../common/multi/multi.h"
+#include "../steps/exact_acc.cuh"  // step 10's accumulator: digits, groups, combine, rounding
+
+namespace cg = cooperative_groups;
+
+// ---- kernels ----------------------------------------------------------------
+// Every thread adds its share to its digits; the block sums its threads'
+// (block_words); the block's words join the grid's (acc_combine), and the
+// last block, or the only one, rounds them into *out, or leaves them in
+// rank_words for the other ranks. Lane l of tile w keeps digit i at
+// digits[(w * DIGITS + i) * 32 + l]: one register plus a constant offset, and
+// 32 banks for a warp's lanes whatever digits they pick. Thread 0 keeps the
+// block's words in registers (w): from there on only constants index them.
+__global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n, acc_state_t *state,
+                                                      long long *rank_words, elem_t *out)
+{
+    extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes
+    __shared__ long long words[WORDS];
+    __shared__ unsigned tile_flags[32];            // each tile's flags, ORed
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    long long *mine = digits + tile.meta_group_rank() * DIGITS * 32 + tile.thread_rank();
+    for (int i = 0; i < DIGITS; i++)
+        mine[i * 32] = 0;
+    size_t rank = (size_t)blockIdx.x * blockDim.x + threadIdx.x, threads = (size_t)gridDim.x * blockDim.x;
+    unsigned flags = thread_accumulate(in, n, rank, threads, mine, 32);
+    if (acc_must_carry(n, threads))                // never at the default launch shapes
+        acc_carry(mine, 32);
+    flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());
+    if (tile.thread_rank() == 0)
+        tile_flags[tile.meta_group_rank()] = flags;
+    block.sync();                                  // every thread's digits and flags are in
+    block_words(block, digits, tile_flags, words);
+    block.sync();
+    if (block.thread_rank() == 0) {
+        long long w[WORDS];
+        for (int i = 0; i < WORDS; i++)
+            w[i] = words[i];
+        acc_carry(w, 1);                           // each digit in [-2^31, 2^31)
+        if (gridDim.x > 1 && !acc_combine(state, w, gridDim.x))
+            return;                                // not the last block
+        if (rank_words)
+            for (int i = 0; i < WORDS; i++)
+                rank_words[i] = w[i];
+        else
+            *out = acc_result(w);
+    }
+}
+
+// Several ranks: the ranks' floats, added by NCCL, as the result.
+__global__ void total_kernel(const elem_t *sums, elem_t *out)
+{
+    *out = sums[0];
+}
+
+// An empty shard's sum: -0 (PAD), which leaves any sum as it is, -0 too.
+__global__ void nothing_kernel(elem_t *out)
+{
+    *out = PAD;
+}
+
+// ---- NCCL --------------------------------------------------------------------
+static ncclComm_t comms[MAX_GPUS];            // local rank i's communicator
+
+// One process and every GPU: ncclCommInitAll makes their communicators at
+// once. Under mpirun each process makes its own: rank 0 draws a unique id,
+// the harness hands it to the others (MPI), and all join it at once.
+static void connect(const team_t *t)
+{
+    if (!t->mpi) {
+        NCCL_CHECK(ncclCommInitAll(comms, t->local, t->device));
+        return;
+    }
+    ncclUniqueId id;
+    if (t->first == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    team_share(t, &id, sizeof id);
+    NCCL_CHECK(ncclCommInitRank(&comms[0], t->ranks, id, t->first));
+}
+
+// At the end, or on any error: ncclCommAbort also ends NCCL's kernels that
+// still wait for a rank that is gone, so no process is left hanging.
+static void disconnect(const team_t *t, int abort)
+{
+    for (int i = 0; i < t->local; i++) {
+        if (!comms[i]) continue;
+        if (abort) ncclCommAbort(comms[i]);
+        else NCCL_CHECK(ncclCommDestroy(comms[i]));
+        comms[i] = NULL;
+    }
+}
+
+// Polled while the harness waits: a communicator's asynchronous error.
+static const char *comm_error(const team_t *t)
+{
+    for (int i = 0; i < t->local; i++) {
+        ncclResult_t r = ncclSuccess;
+        if (comms[i]) ncclCommGetAsyncError(comms[i], &r);
+        if (r != ncclSuccess && r != ncclInProgress) return ncclGetErrorString(r);
+    }
+    return NULL;
+}
+
+// Phase 2, several ranks: sums[1] on every rank = the sum of every rank's
+// sums[0], each the rank's sum rounded to a float (in the exact build, a
+// uint32: NCCL adds those modulo 2^32). Out of place, so that --combine-only
+// can repeat it. One thread driving several GPUs groups its calls.
+static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
+{
+    if (t->ranks == 1)
+        return;                               // one rank: its kernel has rounded
+#ifdef REDUCE_EXACT
+    const ncclDataType_t type = ncclUint32;
+#else
+    const ncclDataType_t type = ncclFloat32;
+#endif
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < t->local; i++) {
+        elem_t *sums = (elem_t *)R[i].sums;
+        NCCL_CHECK(ncclAllReduce(sums, sums + 1, 1, type, ncclSum, comms[i], stream[i]));
+    }
+    NCCL_CHECK(ncclGroupEnd());
+}
+
+// ---- launcher ---------------------------------------------------------------
+// 80 bytes of shared memory a thread: 80 KB for a block of 1024, more than
+// the 48 KB a kernel gets unasked (and than some GPUs have: see grid_size).
+static size_t digits_bytes(int block)
+{
+    return (size_t)block * DIGITS * sizeof(long long);
+}
+
+// Threads per block from n: 512 once every multiprocessor gets a block of
+// them with a group for each thread; below that 256, so that a small input
+// spreads over twice the multiprocessors (2^20 on 132: 128 blocks).
+static int block_size(const launch_t *L)
+{
+    size_t round = 4 * GROUP_VECTORS;                     // elements per thread per round
+    return L->n >= 512 * round * L->sm_count ? 512 : 256;
+}
+
+// As many blocks as fit on the GPU at once, and none with nothing to do.
+// Any other grid gives the same bits (try --grid).
+static size_t grid_size(const launch_t *L)
+{
+    size_t smem = digits_bytes(L->block);
+    int most = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, L->device));
+    if (smem + sizeof(long long) * WORDS > (size_t)most)
+        return 0;                                         // the harness: no block fits, try a smaller --block
+    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, smem));
+    size_t resident = (size_t)per_sm * L->sm_count;
+    size_t needed = div_up(L->n, (size_t)L->block * 4 * GROUP_VECTORS);
+    return min_size(resident, needed);
+}
+
+// The rank's sum, rounded, then the sum of every rank's.
+static size_t sums_size(const rank_t *R)
+{
+    return R->ranks > 1 ? 2 * sizeof(elem_t) : 0;
+}
+
+// Phase 1: the shard's sum, rounded: on one rank the result itself, on
+// several the rank's term for NCCL.
+static void local(const elem_t *d_shard, const rank_t *R, elem_t *d_out, cudaStream_t stream)
+{
+    elem_t *mine = R->ranks > 1 ? (elem_t *)R->sums : d_out;
+    if (R->L.n == 0) {                                    // an empty shard
+        nothing_kernel<<<1, 1, 0, stream>>>(mine);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
+    acc_state_t *state = (acc_state_t *)R->L.state;      // zero between launches
+    reduce_kernel<<<R->L.grid, R->L.block, digits_bytes(R->L.block), stream>>>(d_shard, R->L.n, state, NULL,
+                                                                                mine);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// Phase 3, on several ranks: the total, the same on every rank.
+static void total(const rank_t *R, elem_t *d_out, cudaStream_t stream)
+{
+    if (R->ranks == 1)
+        return;
+    total_kernel<<<1, 1, 0, stream>>>((const elem_t *)R->sums + 1, d_out);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+// ---- step -------------------------------------------------------------------
+static const multi_step_t step = {
+    .name = "10_round_ranks",
+    .technique = "each rank's exact sum rounded, the floats added by NCCL",
+    .combine = COMBINE_EXACT,
+    .chunk = 1,
+    .default_block = 256,
+    .block_size = block_size,
+    .state_bytes = sizeof(acc_state_t),
+    .grid_size = grid_size,
+    .sums_size = sums_size,
+    .connect = connect,
+    .disconnect = disconnect,
+    .comm_error = comm_error,
+    .local = local,
+    .collective = all_reduce,
+    .total = total,
+};
+
+int main(int argc, char **argv) { return run_multi(argc, argv, &step); }
