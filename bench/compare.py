@@ -114,14 +114,6 @@ def programs():
     return found
 
 
-def peak_of(rows):
-    """The nominal peak bandwidth the harness's rows were measured against (0: not known)."""
-    for r in rows:
-        if r["step"] not in LIBS and float(r["pct_peak"]) > 0:
-            return float(r["gbps"]) / float(r["pct_peak"]) * 100
-    return 0.0
-
-
 def run_csv(cmd, what):
     """Runs a program with --csv; returns its rows and a note if it failed."""
     t0 = time.time()
@@ -168,7 +160,7 @@ def measure(sizes, out_dir_root):
             notes[name] = f"capped at {power_label(STEP00_CAP)}"
         small = [n for n in mine if n <= SMALL]
         large = [n for n in mine if n > SMALL]
-        peak = ["--peak-gbps", f"{peak_of(rows):.1f}"] if name in LIBS else []
+        peak = ["--peak-gbps", f"{nominal_peak([r for r in rows if r['step'] not in LIBS]):.1f}"] if name in LIBS else []
         for group, extra in ((small, ["--reps", "200"] + peak), (large, peak)):
             if group:
                 got, note = run_csv(prog.split() + ["--csv", "--n", ",".join(map(str, group))] + extra,

@@ -30,10 +30,15 @@ def gbps_of(row):
     return float(row["gbps"])
 
 
+LIB_ROWS = ("torch.sum", "cupy.sum")    # rows that imitate the harness's: not counted
+
+
 def peak_bounds(rows):
     """(low, high): the nominal peak of one GPU that every row allows, or None."""
     low, high = 0.0, float("inf")
     for r in rows:
+        if r.get("step") in LIB_ROWS:
+            continue
         try:
             g, p = float(r["gbps"]), float(r["pct_peak"])
             b, us = float(r["bytes"]), float(r["median_us"])
