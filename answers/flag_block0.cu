@@ -91,7 +91,7 @@ static int flag_block_size(const launch_t *L)
 {
     for (int b = 256; b <= 1024; b *= 2)
         if (L->n <= (size_t)b * 4 * LOADS_IN_FLIGHT) return b;
-    return block_size(L);
+    return L->n <= ((size_t)1 << 20) ? 256 : block_size(L);
 }
 
 // As many blocks as the GPU runs at once at most: a cooperative grid must
