@@ -5,7 +5,7 @@
 #
 #   bash bench/exact_variants.sh [OUT.csv]      (default build/variants/times.csv)
 #
-# Each variant is a copy of steps/10_exact.cu and steps/exact_acc.cuh in
+# Each variant is a copy of steps/10_exact.cu and the accumulator (steps/exact_*.cuh) in
 # build/variants/NAME/ with one piece changed by sed (the step itself is
 # never touched), built by tests/exact.mk's rule:
 #   base          the copy unchanged: the control
@@ -32,16 +32,21 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 mkdir -p "$V"
 
 # ---- the sources -----------------------------------------------------------------
+ACC="exact_acc.cuh exact_digits.cuh exact_group.cuh exact_meet.cuh"
 variant() {    # variant NAME STEP_SED ACC_SED: writes $V/NAME/ from the step
     mkdir -p "$V/$1"
+    local same=1 h
     sed -e "$2" steps/10_exact.cu > "$V/$1/10_exact.cu.new"
-    sed -e "$3" steps/exact_acc.cuh > "$V/$1/exact_acc.cuh.new"
-    if [ "$1" != base ] && cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu &&
-       cmp -s "$V/$1/exact_acc.cuh.new" steps/exact_acc.cuh; then
+    cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu || same=0
+    for h in $ACC; do                          # the accumulator's headers
+        sed -e "$3" "steps/$h" > "$V/$1/$h.new"
+        cmp -s "$V/$1/$h.new" "steps/$h" || same=0
+    done
+    if [ "$1" != base ] && [ $same = 1 ]; then
         echo "exact_variants: the variant $1 changes nothing: its sed no longer matches the step" >&2
         exit 2
     fi
-    for f in 10_exact.cu exact_acc.cuh; do    # unchanged files keep their time: no rebuild
+    for f in 10_exact.cu $ACC; do    # unchanged files keep their time: no rebuild
         cmp -s "$V/$1/$f.new" "$V/$1/$f" && rm "$V/$1/$f.new" || mv "$V/$1/$f.new" "$V/$1/$f"
     done
 }

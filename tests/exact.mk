@@ -1,6 +1,6 @@
 # exact.mk: step 10's accumulator tested on the CPU; included by the Makefile.
 #
-#   make exact-acc-test       the accumulator's functions (steps/exact_acc.cuh) run as
+#   make exact-acc-test       the accumulator's functions (steps/exact_acc.cuh and its parts) run as
 #                             step 10's kernel runs them, on every kind of input, and
 #                             each sum checked by tests/exact_acc_oracle.py; float,
 #                             float without FP64, and uint32. A few seconds, no GPU.
@@ -12,7 +12,7 @@
 # it __host__, __device__ and float4.
 
 EXACT_ACC_CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Werror -x c++ -I$(CUDA_HOME)/include -Isteps
-EXACT_ACC_DEPS     := tests/exact_acc_test.cu steps/exact_acc.cuh $(HEADERS)
+EXACT_ACC_DEPS     := tests/exact_acc_test.cu $(wildcard steps/exact_*.cuh) $(HEADERS)
 EXACT_ACC_TESTS    := $(BUILD)/tests/exact_acc_float $(BUILD)/tests/exact_acc_no_fp64 \
                       $(BUILD)/tests/exact_acc_exact
 
@@ -50,7 +50,9 @@ endif
 # $(BUILD)/variants/NAME/; "before" is the one-GPU step as it was before its
 # tail was reworked.
 ifeq ($(strip $(STEP09_NEEDS)),)
-$(BUILD)/variants/%/step10: $(BUILD)/variants/%/10_exact.cu $(BUILD)/variants/%/exact_acc.cuh $(FLOAT_OBJS) \
+$(BUILD)/variants/%/step10: $(BUILD)/variants/%/10_exact.cu $(BUILD)/variants/%/exact_acc.cuh \
+                            $(BUILD)/variants/%/exact_digits.cuh $(BUILD)/variants/%/exact_group.cuh \
+                            $(BUILD)/variants/%/exact_meet.cuh $(FLOAT_OBJS) \
                             $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(BUILD)/gencode
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) \
 	    $(LDLIBS) $(MULTI_LINK)

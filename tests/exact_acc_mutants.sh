@@ -20,9 +20,13 @@ for sed_file in tests/mutants/exact/*.sed; do
     name=$(basename "$sed_file" .sed)
     dir=$build/mutants/exact/$name
     mkdir -p "$dir"
-    sed -f "$sed_file" steps/exact_acc.cuh > "$dir/exact_acc.cuh"
-    if cmp -s "$dir/exact_acc.cuh" steps/exact_acc.cuh; then
-        echo "FAIL exact-acc-mutant/$name: the sed changes nothing in steps/exact_acc.cuh"
+    changed=0
+    for h in steps/exact_*.cuh; do            # the accumulator's headers, each through the sed
+        sed -f "$sed_file" "$h" > "$dir/$(basename "$h")"
+        cmp -s "$dir/$(basename "$h")" "$h" || changed=1
+    done
+    if [ $changed = 0 ]; then
+        echo "FAIL exact-acc-mutant/$name: the sed changes nothing in steps/exact_*.cuh"
         failed=$((failed + 1))
         continue
     fi
