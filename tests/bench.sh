@@ -204,11 +204,12 @@ else:
 PY
 done
 
-# Every program of make claims compiles (one architecture, no link).
+# Every source of make claims compiles (one architecture, PTX, no link): one
+# build of each source file here, the one with the most switches on; the GPU
+# tier's group claims builds all of them (gpu/claims/build).
 tmp=$(mktemp -d)
-# (Of the sub-warp tiles' fifteen builds, one way at every tile size and the
-# other two ways at one: the tile size is a template argument, the way is code.)
-make -s --no-print-directory print-claims-builds | grep -vE '^subwarp_(index|kernels)_(2|8|16|32) ' |
+make -s --no-print-directory print-claims-builds |
+    grep -E '^(row_sums_cg_shfl_vec|subwarp_cg_8|subwarp_index_4|subwarp_kernels_4|one_per_thread|grid_sync_64|multi_device) ' |
 xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
     name=$1; shift
     if "$@" -gencode arch=compute_90,code=compute_90 -o "'"$tmp"'/$name.o" >"'"$tmp"'/$name.log" 2>&1; then
