@@ -50,6 +50,7 @@
 
 #include "../common/multi/multi.h"
 #include "../steps/exact_acc.cuh"  // step 10's accumulator: digits, combine, rounding
+#include "../steps/nccl_comms.cuh"    // step 09's communicators: connect, disconnect, comm_error
 
 namespace cg = cooperative_groups;
 
@@ -228,46 +229,7 @@ __global__ void total_kernel(const long long *sums, elem_t *out)
 }
 
 // ---- NCCL --------------------------------------------------------------------
-static ncclComm_t comms[MAX_GPUS];            // local rank i's communicator
-
-// One process and every GPU: ncclCommInitAll makes their communicators at
-// once. Under mpirun each process makes its own: rank 0 draws a unique id,
-// the harness hands it to the others (MPI), and all join it at once.
-static void connect(const team_t *t)
-{
-    if (!t->mpi) {
-        NCCL_CHECK(ncclCommInitAll(comms, t->local, t->device));
-        return;
-    }
-    ncclUniqueId id;
-    if (t->first == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-    team_share(t, &id, sizeof id);
-    NCCL_CHECK(ncclCommInitRank(&comms[0], t->ranks, id, t->first));
-}
-
-// At the end, or on any error: ncclCommAbort also ends NCCL's kernels that
-// still wait for a rank that is gone, so no process is left hanging.
-static void disconnect(const team_t *t, int abort)
-{
-    for (int i = 0; i < t->local; i++) {
-        if (!comms[i]) continue;
-        if (abort) ncclCommAbort(comms[i]);
-        else NCCL_CHECK(ncclCommDestroy(comms[i]));
-        comms[i] = NULL;
-    }
-}
-
-// Polled while the harness waits: a communicator's asynchronous error.
-static const char *comm_error(const team_t *t)
-{
-    for (int i = 0; i < t->local; i++) {
-        ncclResult_t r = ncclSuccess;
-        if (comms[i]) ncclCommGetAsyncError(comms[i], &r);
-        if (r != ncclSuccess && r != ncclInProgress) return ncclGetErrorString(r);
-    }
-    return NULL;
-}
-
+// The communicators are step 09's (steps/nccl_comms.cuh), as in step 10.
 // Phase 2, several ranks: sums[WORDS..2 WORDS) on every rank = the sum of
 // every rank's sums[0..WORDS), as 64-bit integers. Each word is under 2^31
 // (a carried digit, or a count of blocks), so 1024 ranks' sums stay under
