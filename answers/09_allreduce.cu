@@ -22,6 +22,7 @@
 
 #include "../common/multi/multi.h"
 #include "../steps/fixed_order.cuh"    // step 08's order: chunk_sum, sum_chunks, combine
+#include "../steps/nccl_comms.cuh"     // step 09's communicators: connect, disconnect, comm_error
 
 // ---- kernels ----------------------------------------------------------------
 // [begin kernel]
@@ -49,45 +50,8 @@ __global__ void total_kernel(elem_t *sums, size_t chunks, elem_t *out)
 
 // ---- NCCL --------------------------------------------------------------------
 // [begin nccl]
-static ncclComm_t comms[MAX_GPUS];            // local rank i's communicator
-
-// One process and every GPU: ncclCommInitAll makes their communicators at
-// once. Under mpirun each process makes its own: rank 0 draws a unique id,
-// the harness hands it to the others (MPI), and all join it at once.
-static void connect(const team_t *t)
-{
-    if (!t->mpi) {
-        NCCL_CHECK(ncclCommInitAll(comms, t->local, t->device));
-        return;
-    }
-    ncclUniqueId id;
-    if (t->first == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-    team_share(t, &id, sizeof id);
-    NCCL_CHECK(ncclCommInitRank(&comms[0], t->ranks, id, t->first));
-}
-
-// At the end, or on any error: ncclCommAbort also ends NCCL's kernels that
-// still wait for a rank that is gone, so no process is left hanging.
-static void disconnect(const team_t *t, int abort)
-{
-    for (int i = 0; i < t->local; i++) {
-        if (!comms[i]) continue;
-        if (abort) ncclCommAbort(comms[i]);
-        else NCCL_CHECK(ncclCommDestroy(comms[i]));
-        comms[i] = NULL;
-    }
-}
-
-// Polled while the harness waits: a communicator's asynchronous error.
-static const char *comm_error(const team_t *t)
-{
-    for (int i = 0; i < t->local; i++) {
-        ncclResult_t r = ncclSuccess;
-        if (comms[i]) ncclCommGetAsyncError(comms[i], &r);
-        if (r != ncclSuccess && r != ncclInProgress) return ncclGetErrorString(r);
-    }
-    return NULL;
-}
+// The communicators are step 09's (steps/nccl_comms.cuh): connect, disconnect,
+// comm_error.
 
 // Phase 2: the ranks' totals added by NCCL, in NCCL's order.
 static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
