@@ -11,13 +11,17 @@
 #   base          the copy unchanged: the control
 #   before        the one-GPU step as it was before the tail was reworked
 #                 (its words in shared memory, four __syncthreads_count)
+#   thread0       the step as it was before warp 0 took over the tail:
+#                 thread 0 carries, adds, fetches and rounds, with a fence on
+#                 each side of the ticket
+#   fences        the step with a __threadfence() on each side of a plain
+#                 atomicAdd ticket instead of the acquire-release ticket
 #   no_round      the last block stores digit 0's bits instead of rounding
 #   carry_always  every thread carries its digits before the block sum
-#   no_flags      no flag reduction: no REDUX, no per-tile word; thread 0
+#   no_flags      no flag reduction: no REDUX, no per-tile word; warp 0
 #                 sets the flag words as the default input needs them
 #   no_fetch      the last block does not take the grid's words back (the
-#                 14 exchanges) and rounds its own: what fetching them costs
-#                 at most, so what 14 threads fetching in parallel could save
+#                 exchanges) and rounds its own: what fetching them costs
 #   carveout_max  the kernel asks for the largest shared-memory carveout
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
@@ -51,15 +55,25 @@ variant() {    # variant NAME STEP_SED ACC_SED: writes $V/NAME/ from the step
     done
 }
 variant base '' ''
-variant no_round '' 's|return float_of(acc_round(w));|return float_of((unsigned)w[0]);|'
+variant fences '' 's|return t.fetch_add(1u, cuda::memory_order_acq_rel);|__threadfence(); unsigned old = atomicAdd(blocks_done, 1u); __threadfence(); (void)t; return old;|'
+variant no_round 's|unsigned bits = round_warp(tile, w);|unsigned bits = (unsigned)w;|' ''
 variant carry_always 's|if (acc_must_carry(n, threads)) |if (n) |' ''
 variant no_flags 's|flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());|(void)flags;|
 /if (tile.thread_rank() == 0)$/{N;/tile_flags/d}
-s|w\[i\] = words\[i\];|w[i] = i < DIGITS ? words[i] : i == NOT_NEG_ZERO_COUNT;|' \
-    's|if (tile.meta_group_rank() == 0) {|if (false) {|'
-variant no_fetch '' 's|w\[i\] = (long long)word_take(&state->words\[i\]\[0\]);|w[i] += 0;|'
+s|i < WORDS ? words\[i\] : 0|i < DIGITS ? words[i] : i == NOT_NEG_ZERO_COUNT|' \
+    's|if (tile.meta_group_rank() == tiles - 1) {|if (false) {|'
+variant no_fetch '' 's|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|(void)state;|'
 variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));\)|\1\n    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));|' ''
-NAMES="base no_round carry_always no_flags no_fetch carveout_max"
+NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max"
+mkdir -p "$V/thread0"
+for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
+    git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
+    cmp -s "$V/thread0/$f.new" "$V/thread0/$f" && rm "$V/thread0/$f.new" || mv "$V/thread0/$f.new" "$V/thread0/$f"
+done
+if [ ! -s "$V/thread0/exact_meet.cuh" ]; then
+    echo "exact_variants: no git history here: the variant 'thread0' is left out" >&2
+    NAMES=${NAMES/thread0 /}
+fi
 mkdir -p "$V/before"
 for f in 10_exact.cu exact_acc.cuh; do            # (from git, where the copy has it)
     git show "2d2b01d:steps/$f" > "$V/before/$f.new" 2>/dev/null || break
@@ -134,7 +148,8 @@ def table(title, labels, sizes):
 dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
-      ["base", "before", "no_round", "carry_always", "no_flags", "no_fetch", "carveout_max"],
+      ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
+       "carveout_max"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",

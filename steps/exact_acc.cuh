@@ -12,6 +12,7 @@
  *   exact_meet.cuh    5. blocks meet: their words added as integers, then a ticket
  *                     6. the one rounding
  *                     7. a block's words from its threads' digits (on the GPU only)
+ *                     8. one warp meets the other blocks and rounds (on the GPU only)
  *
  * Built with -DEXACT_NO_FP64, a group is summed with 64-bit integers instead
  * of doubles (for GPUs with slow FP64, such as most GeForce cards); both give
@@ -23,6 +24,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __CUDACC__
+#include <cuda/atomic>            // the blocks' ticket (exact_meet.cuh)
+#endif
 
 #define HOST_DEVICE __host__ __device__ __forceinline__
 

@@ -59,12 +59,12 @@ HOST_DEVICE double pow2(int k)             // 2^k for -1022 <= k <= 1023
 #endif
 }
 
-HOST_DEVICE int leading_zeros(unsigned x)  // x != 0
+HOST_DEVICE int leading_zeros64(unsigned long long x)  // x != 0
 {
 #ifdef __CUDA_ARCH__
-    return __clz(x);
+    return __clzll((long long)x);
 #else
-    return __builtin_clz(x);
+    return __builtin_clzll(x);
 #endif
 }
 
@@ -137,20 +137,6 @@ HOST_DEVICE void acc_carry(long long *d, int stride)
     }
 }
 // [end carry]
-
-// The same, with every digit in [0, 2^32) instead: two's complement, so
-// that digit 9's top bit is the sign. E.g. (-1, 0, ..., 0) becomes
-// (2^32 - 1, ..., 2^32 - 1).
-HOST_DEVICE void acc_canonical(long long *d)
-{
-    long long carry = 0;
-    UNROLL
-    for (int i = 0; i < DIGITS; i++) {
-        long long x = d[i] + carry;
-        d[i] = x & 0xffffffff;
-        carry = x >> 32;                                  // floor(x / 2^32), also below zero
-    }
-}
 
 // [begin must_carry]
 // Must a thread carry its digits before the block sums them? Not while no sum

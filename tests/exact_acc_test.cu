@@ -324,19 +324,31 @@ static void examples()
     long long d[DIGITS] = { 0 };
     acc_add(d, 1, -3, 33);
     check(d[1] == 0xfffffffall && d[2] == 0xffffffffll && d[3] == -1, "acc_add(-3, 33): three pieces");
-    long long e[DIGITS] = { -1 };
-    acc_canonical(e);
-    bool all = true;
-    for (int i = 0; i < DIGITS; i++) all &= e[i] == 0xffffffffll;
-    check(all, "acc_canonical(-1): every digit 2^32 - 1");
     long long g[DIGITS] = { (1ll << 32) + 5, -1 };
     acc_carry(g, 1);
-    all = g[0] == 5;
+    bool all = g[0] == 5;
     for (int i = 1; i < DIGITS; i++) all &= g[i] == 0;
     check(all, "acc_carry(2^32 + 5, -1): 5, then zeros");
     long long f[DIGITS] = { 0 };
     acc_add_float(f, 1, bits_of(1.5f));                 // m = 12582912, p = 126: digit 3, shifted 30
     check(f[3] == 12582912ll << 30, "acc_add_float(1.5f): 12582912 * 2^126 units");
+    // The rounding from carried digits, where a digit below the top ones decides:
+    // 2^64 - 1 units borrows from the window and rounds up to 2^64 units = 2^-85;
+    // 2^57 + 2^33 units is a tie (half an ulp of 2^34 over 2^57) that goes to
+    // even, 2^57; one unit more (next's last bit, put with the rest) goes up;
+    // one unit less, in a negative sum, borrows and goes down to -2^57 units.
+    struct { long long d0, d1, d2; float want; const char *what; } cases[] = {
+        { -1, 0, 1, 0x1p-85f, "acc_round(2^64 - 1 units): the borrow, then up" },
+        { 1, 0, -1, -0x1p-85f, "acc_round(-(2^64 - 1) units)" },
+        { 0, (1ll << 25) + 2, 0, 0x1p-92f, "acc_round(2^57 + 2^33 units): a tie, to even" },
+        { 1, (1ll << 25) + 2, 0, 0x1p-92f + 0x1p-115f, "acc_round(2^57 + 2^33 + 1 units): up" },
+        { 1, -(1ll << 25) - 2, 0, -0x1p-92f, "acc_round(-(2^57 + 2^33 - 1) units): down" },
+    };
+    for (const auto &c : cases) {
+        long long w[WORDS] = { c.d0, c.d1, c.d2 };
+        w[NOT_NEG_ZERO_COUNT] = 1;
+        check(acc_round(w) == bits_of(c.want), c.what);
+    }
     // The per-thread carry is skipped up to n = 2^25 threads (2^20 groups a thread).
     check(!acc_must_carry((size_t)1 << 30, 32) && acc_must_carry(((size_t)1 << 30) + 1, 32) &&
               !acc_must_carry((size_t)1 << 40, (size_t)1 << 15),

@@ -42,17 +42,20 @@ return function(h)
   local FILE, PREDICTIONS = "exact_tail.csv", "bench/exact_tail_predictions.csv"
   local TARGETS = { { lo = 2 ^ 24, hi = 2 ^ 28, most = 1.03 }, { lo = 2 ^ 20, hi = 2 ^ 20, most = 1.15 } }
   local STEPS = { "step07", "step10", "step10_no_fp64", "step10_block1024", "step07_wide", "step10_wide" }
-  local VARIANTS = { "base", "before", "no_round", "carry_always", "no_flags", "no_fetch", "carveout_max" }
+  local VARIANTS = { "base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
+                     "carveout_max" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail as it was before it was reworked (its time over the base's)",
+    thread0 = "thread 0 doing warp 0's work, with a fence on each side of the ticket, as before (its time over the base's)",
+    fences = "a fence on each side of a plain ticket instead of the acquire-release ticket (added)",
     no_round = "the rounding (left out: the last block stores digit 0's bits)",
     carry_always = "a carry by every thread before the block sums its digits (added)",
     no_flags = "the flags' reduction (left out: thread 0 writes the flag words the input needs)",
     no_fetch = "the last block taking the grid's words back (left out: it rounds its own)",
     carveout_max = "asking for the largest shared-memory carveout (added)",
   }
-  local ADDS = { before = true, carry_always = true, carveout_max = true }
+  local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
