@@ -26,14 +26,6 @@ typedef struct {
     work_t work;
 } plan_t;
 
-/* Stops unless `need` bytes are free on the GPU. */
-static void check_memory(const device_t *dev, size_t n, size_t need)
-{
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (need > free_b) memory_fail(n, need, free_b, dev->name);
-}
-
 /* Sizes the launch and checks that everything fits, or stops saying why:
  * memory first (the clearest message), then the grid the step asks for. */
 static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_t n)
@@ -51,7 +43,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
     size_t fixed = (size_t)p->work.copies * p->stride + (size_t)p->slots * sizeof(elem_t) + ((size_t)1 << 20);
     /* The input alone may not fit: say so before anything about the launch
      * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
-    check_memory(dev, n, fixed);
+    check_memory(n, fixed, dev->name);
 
     size_t grid = step->grid_size(L);       /* always asked: it may check the device */
     if (opt->grid) grid = (size_t)opt->grid;
@@ -69,7 +61,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
     }
     L->grid = (int)grid;
     p->scratch_bytes = step->scratch_size ? step->scratch_size(L) : 0;
-    check_memory(dev, n, fixed + p->scratch_bytes + step->state_bytes);
+    check_memory(n, fixed + p->scratch_bytes + step->state_bytes, dev->name);
 }
 
 /* ---- the work ------------------------------------------------------------------- */

@@ -41,15 +41,18 @@ extern "C" {
 extern const char *g_step;     /* the program's name, first in every message */
 
 /* Ends the program with this exit status, after the hooks registered with
- * on_exit_cleanly (newest first, each once). */
+ * on_exit_cleanly, newest first, each once: a part that holds something
+ * another process or a stream may wait on registers one that lets it go. */
 NORETURN void exit_cleanly(int code);
 void on_exit_cleanly(void (*hook)(void));
-/* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
+/* Waits for the stream; a failure there (where kernel faults surface) is the
+ * step's GPU work failing, WHEN. */
 void sync_or_fail(cudaStream_t stream, const char *when);
 /* cudaMalloc, or stop saying how much was needed and how much is free. */
 void *device_alloc(size_t bytes, const char *what);
-/* Stops: n needs more GPU memory than is free on the GPU named gpu. */
-NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const char *gpu);
+/* Stops, saying so, unless `need` bytes (for n elements) are free on the
+ * current GPU, named gpu. */
+void check_memory(size_t n, size_t need, const char *gpu);
 
 /* ---- args.c -------------------------------------------------------------- */
 #define MAX_LIST 64                   /* values in one --n or --seed list */

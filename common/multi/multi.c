@@ -141,14 +141,10 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         need[t->device[i]] += (size_t)c->work.copies * c->stride * sizeof(elem_t) + c->sums_bytes[i] +
                               step->state_bytes + (size_t)c->slots * sizeof(elem_t) + ((size_t)1 << 20);
     for (int i = 0; i < t->local; i++) {
-        size_t free_b = 0, total_b = 0;
+        char gpu[300];
+        snprintf(gpu, sizeof gpu, "GPU %d (%s, rank %d's)", t->device[i], dev[i].name, c->R[i].rank);
         CUDA_CHECK(cudaSetDevice(t->device[i]));
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (need[t->device[i]] > free_b) {
-            char gpu[300];
-            snprintf(gpu, sizeof gpu, "GPU %d (%s, rank %d's)", t->device[i], dev[i].name, c->R[i].rank);
-            memory_fail(n, need[t->device[i]], free_b, gpu);
-        }
+        check_memory(n, need[t->device[i]], gpu);
     }
 }
 
