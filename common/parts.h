@@ -126,7 +126,7 @@ double ulp_distance(float a, float b);
 elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk);       /* len <= chunk */
 void order_chunk_sums(const elem_t *x, size_t len, size_t chunk, elem_t *sums);
 elem_t order_combine(const elem_t *sums, size_t m, size_t chunk);       /* m >= 1 sums */
-elem_t order_sum(const elem_t *x, size_t n, size_t chunk);
+elem_t order_sum(const elem_t *x, size_t n, size_t chunk);                /* for the tests */
 double order_depth(size_t n, size_t chunk);      /* additions per element, for the bound */
 
 /* ---- report.c ------------------------------------------------------------ */
