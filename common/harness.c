@@ -158,7 +158,7 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
                      .runs = t.runs, .warm = opt->warm, .median_us = t.median_us,
                      .min_us = t.min_us, .peak_gbps = dev->peak_gbps };
     rule_t rule = { step->combine, step->chunk, step->deterministic };
-    check_runs(&rule, h, t.runs, &ref, src->seed, &res);
+    check_runs(&rule, h, t.runs, &ref, &res);
     check_state(&p, &res);
     print_result(opt, &res);
     free(h);

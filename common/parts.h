@@ -147,8 +147,7 @@ typedef struct {
     double peak_gbps;         /* nominal, from the device attributes */
     elem_t sum;               /* the result of the last run */
     double reference;         /* float build: the exact sum, to the nearest double */
-    uint32_t reference_bits;  /* float build: the bits of the correctly rounded sum */
-    uint32_t reference_u32;   /* exact build: the exact sum */
+    uint32_t reference_bits;  /* the bits of the correctly rounded sum (exact build: the sum) */
     double error, bound;      /* float build */
     double abs_sum;           /* float build: the sum of the magnitudes (rounded up) */
     int overflow;             /* float build: the magnitudes reach float's range, so a
@@ -271,10 +270,10 @@ typedef struct {
 } rule_t;
 
 /* Checks every run's result (h_results[0..runs)) against the reference, with
- * the launch shape in res (n, grid, block), saying on stderr what is wrong;
+ * the run in res (n, seed, grid, block), saying on stderr what is wrong;
  * fills sum, reference, bound, error, ok, distinct and spread. */
 void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
-                uint64_t seed, result_t *res);
+                result_t *res);
 
 #ifdef __cplusplus
 }
