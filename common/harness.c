@@ -1,9 +1,4 @@
-/* harness.c: run_step() (harness.h), a step on one GPU.
- *
- *   plan        the launch, and whether the memory it needs is free
- *   one run     run_one: plan, allocate, draw, measure, check, report, free
- *   run_step    arguments, then every size and seed
- *
+/* harness.c: run_step() (harness.h), a step on one GPU, every size and seed.
  * The runs themselves, their timing and the median are the driver's
  * (timing.c); this file says what one run of a step is.
  */
