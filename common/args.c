@@ -110,7 +110,6 @@ static int64_t parse_expr(cursor_t *c)
         /* |v| <= CAP and 0 <= t <= CAP, so v - t fits in 64 bits but v + t
          * may not (2^62 + 2^62): saturate before adding. */
         v = op == '+' ? (v > (int64_t)CAP - t ? (int64_t)CAP : v + t) : v - t;
-        if (v > (int64_t)CAP) v = (int64_t)CAP;
         if (v < -(int64_t)CAP) v = -(int64_t)CAP;
     }
     return v;
@@ -124,12 +123,10 @@ int parse_size(const char *s, size_t *out, char *err, size_t errlen)
     int64_t v = parse_expr(&c);
     if (c.bad && c.p == s)
         return fail(err, errlen, "'%s' is not a size (try 1000, 1M, 2^24, 3*2^30 or 10^8+7)", s);
-    if (c.bad || *c.p != '\0') {
-        int good = (int)(c.p - s);
-        if (*c.p == '\0')
-            return fail(err, errlen, "'%s' ends too early", s);
-        return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, good, s);
-    }
+    if (c.bad && *c.p == '\0')
+        return fail(err, errlen, "'%s' ends too early", s);
+    if (c.bad || *c.p != '\0')
+        return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, (int)(c.p - s), s);
     if (v < 0)
         return fail(err, errlen, "'%s' is negative: n must be at least 1", s);
     if (v == 0 && strspn(s, "0") == strlen(s))
