@@ -113,17 +113,20 @@ static void tear_down(plan_t *p)
 }
 
 /* ---- one run ---------------------------------------------------------------------- */
-/* The step's state must be as it found it (all zero): the next launch starts
- * from what this one left behind. */
-static void check_state(const plan_t *p, result_t *res)
+/* Every run's result, and the step's state, which must be as the step found
+ * it (all zero): the next launch starts from what this one left behind. */
+static void check_results(const plan_t *p, int runs, const reference_t *ref, result_t *res)
 {
-    size_t bytes = p->step->state_bytes;
-    if (!bytes) return;
-    unsigned char *h = (unsigned char *)malloc(bytes);
+    size_t state = p->step->state_bytes;
+    elem_t *h = (elem_t *)malloc((size_t)runs * sizeof(elem_t) + state);
     if (!h) device_fail("out of host memory for the results");
-    CUDA_CHECK(cudaMemcpy(h, p->L.state, bytes, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < bytes; i++)
-        if (h[i]) {
+    CUDA_CHECK(cudaMemcpy(h, p->d_slots, (size_t)runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
+    rule_t rule = { p->step->combine, p->step->chunk, p->step->deterministic };
+    check_runs(&rule, h, runs, ref, res);
+    unsigned char *s = (unsigned char *)(h + runs);
+    if (state) CUDA_CHECK(cudaMemcpy(s, p->L.state, state, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < state; i++)
+        if (s[i]) {
             fprintf(stderr, "%s: the step left its state changed; the next launch would start "
                     "from what this one left behind\n", g_step);
             res->ok = 0;
@@ -143,20 +146,13 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     set_up(&p, n, src, dev, &ref);
     timing_t t;
     measure(&p.work, opt, &t);
-
-    elem_t *h = (elem_t *)malloc((size_t)t.runs * sizeof(elem_t));
-    if (!h) device_fail("out of host memory for the results");
-    CUDA_CHECK(cudaMemcpy(h, p.d_slots, (size_t)t.runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
     result_t res = { .step = step->name, .technique = step->technique, .device = dev->name,
                      .input = src->file ? src->file->path : dist_info[src->dist].name,
                      .n = n, .seed = src->seed, .block = p.L.block, .grid = p.L.grid, .reps = t.reps,
                      .runs = t.runs, .warm = opt->warm, .median_us = t.median_us,
                      .min_us = t.min_us, .peak_gbps = dev->peak_gbps };
-    rule_t rule = { step->combine, step->chunk, step->deterministic };
-    check_runs(&rule, h, t.runs, &ref, &res);
-    check_state(&p, &res);
+    check_results(&p, t.runs, &ref, &res);
     print_result(opt, &res);
-    free(h);
     tear_down(&p);
     return res.ok ? EXIT_OK : EXIT_WRONG;
 }
