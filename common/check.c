@@ -17,6 +17,7 @@
 
 #include "parts.h"
 
+_Static_assert(sizeof(elem_t) == sizeof(uint32_t), "an element is 32 bits");
 static uint32_t bits_of(elem_t v)
 {
     uint32_t b;
@@ -49,26 +50,23 @@ static int result_ok(elem_t got, const rule_t *rule, const reference_t *ref, con
  * seconds that comparing every pair would. */
 static int compare_bits(const void *a, const void *b)
 {
-    uint32_t x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
 static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
 {
-    _Static_assert(sizeof(elem_t) == sizeof(uint32_t), "compare_bits compares 32-bit elements");
     *distinct = 0;
     *spread = 0;
-    elem_t *sorted = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
+    uint32_t *sorted = (uint32_t *)malloc((size_t)runs * sizeof *sorted);
     if (!sorted) {
         device_fail("out of host memory for the results");
         return;                            /* not reached; for the analysers */
     }
-    memcpy(sorted, h, (size_t)runs * sizeof(elem_t));
-    qsort(sorted, (size_t)runs, sizeof(elem_t), compare_bits);
+    for (int i = 0; i < runs; i++) sorted[i] = bits_of(h[i]);
+    qsort(sorted, (size_t)runs, sizeof *sorted, compare_bits);
     for (int i = 0; i < runs; i++)
-        if (i == 0 || compare_bits(&sorted[i], &sorted[i - 1]) != 0) (*distinct)++;
+        if (i == 0 || sorted[i] != sorted[i - 1]) (*distinct)++;
     free(sorted);
 #ifndef REDUCE_EXACT
     /* The widest pair is the smallest and the largest; a NaN is infinitely far. */
