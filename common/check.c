@@ -156,7 +156,7 @@ void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const ref
         res->ok &= ok;
     }
     if (res->error != res->error) res->error = INFINITY;
-    if (ref->has_replica) check_replica(h_results, runs, ref, res);
+    if (rule->combine == COMBINE_FIXED_ORDER) check_replica(h_results, runs, ref, res);
     determinism(h_results, runs, &res->distinct, &res->spread_ulp);
     if (rule->deterministic && res->distinct > 1) {
         fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",

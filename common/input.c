@@ -78,10 +78,7 @@ void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts
         for (int i = 0; i < count; i++)      /* before h_stage is drawn again */
             CUDA_CHECK(cudaStreamSynchronize(parts[i].stream));
     }
-    if (chunk) {
-        ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
-        ref->has_replica = 1;
-    }
+    if (chunk) ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
     free(h_sums);
     CUDA_CHECK(cudaFreeHost(h_stage));
 }

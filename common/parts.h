@@ -202,8 +202,7 @@ typedef struct {
 typedef struct {
     exact_sum_t exact;  /* float build: inputs/exact.h reads it */
     uint32_t u_sum;     /* exact build: sum modulo 2^32 */
-    int has_replica;    /* a COMBINE_FIXED_ORDER step: replica is set */
-    elem_t replica;     /* the step's order replayed on the CPU (order.c) */
+    elem_t replica;     /* a COMBINE_FIXED_ORDER step's order replayed on the CPU (order.c) */
     int from_file;      /* the user's array: the bound may assume nothing of it */
 } reference_t;
 
