@@ -91,8 +91,6 @@ void sync_or_fail(cudaStream_t stream, const char *when)
     }
 }
 
-static void human_gb(char *buf, size_t len, double bytes) { snprintf(buf, len, "%.2f GB", bytes / 1e9); }
-
 void *device_alloc(size_t bytes, const char *what)
 {
     void *p = NULL;
@@ -100,11 +98,9 @@ void *device_alloc(size_t bytes, const char *what)
     if (err != cudaSuccess) {
         size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
-        char need[32], have[32];
-        human_gb(need, sizeof need, (double)bytes);
-        human_gb(have, sizeof have, (double)free_b);
-        fprintf(stderr, "%s: could not allocate %zu bytes (%s) for %s: %s; %zu bytes (%s) free\n",
-                g_step, bytes, need, what, cudaGetErrorString(err), free_b, have);
+        fprintf(stderr, "%s: could not allocate %zu bytes (%.2f GB) for %s: %s; %zu bytes (%.2f GB) "
+                "free\n", g_step, bytes, (double)bytes / 1e9, what, cudaGetErrorString(err), free_b,
+                (double)free_b / 1e9);
         exit_cleanly(EXIT_DEVICE);
     }
     return p;
@@ -115,11 +111,9 @@ void check_memory(size_t n, size_t need, const char *gpu)
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     if (need <= free_b) return;
-    char need_s[32], free_s[32];
-    human_gb(need_s, sizeof need_s, (double)need);
-    human_gb(free_s, sizeof free_s, (double)free_b);
-    fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
-            "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, gpu);
+    fprintf(stderr, "%s: n = %zu needs %zu bytes (%.2f GB) of GPU memory, but only %zu bytes "
+            "(%.2f GB) are free on %s\n", g_step, n, need, (double)need / 1e9, free_b,
+            (double)free_b / 1e9, gpu);
     exit_cleanly(EXIT_DEVICE);
 }
 
