@@ -1,7 +1,4 @@
-/* check.c: is a run's result right? Against the exact sum and the error
- * bound of the step's order (or, for step 10, the correctly rounded sum's
- * bits), the CPU replica of the order for a step that fixes it, and the
- * step's declared determinism (check_runs).
+/* check.c: is a run's result right? What it must be is rule_t's (parts.h).
  *
  * Where the bound says nothing: once the magnitudes add up to float's range
  * (huge, or a user's file), a partial sum may overflow, and then any order of

@@ -260,8 +260,8 @@ void timed_runs(const work_t *w, int reps, double *us);
 
 /* ---- check.c ------------------------------------------------------------- */
 /* What a result must be: within the bound of its order of additions (or, for
- * COMBINE_FIXED_ORDER, the CPU replica's bits), the same every run if so
- * declared. */
+ * COMBINE_FIXED_ORDER, the CPU replica's bits; for COMBINE_EXACT, the
+ * correctly rounded sum's), the same every run if so declared. */
 typedef struct {
     combine_t combine;
     size_t chunk;             /* COMBINE_FIXED_ORDER: elements per chunk */
