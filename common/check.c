@@ -118,8 +118,8 @@ static void say_wrong(elem_t got, int r, int runs, const reference_t *ref, doubl
     if (res->bound > 0 && isfinite(e) && isfinite(got))
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the exact sum "
                 "is %.9g (rounded: 0x%08x): error %.3g is over the bound %.3g\n", g_step, res->n,
-                (unsigned long long)res->seed, r + 1, runs, (double)got, bits_of(got), exact_to_double(&ref->exact),
-                bits_of(want), fabs(e), res->bound);
+                (unsigned long long)res->seed, r + 1, runs, (double)got, bits_of(got),
+                exact_to_double(&ref->exact), bits_of(want), fabs(e), res->bound);
     else
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the correctly "
                 "rounded sum is %.9g (bits 0x%08x)\n", g_step, res->n, (unsigned long long)res->seed,

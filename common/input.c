@@ -71,8 +71,8 @@ void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts
             size_t lo = p->first > s0 ? p->first : s0, hi = min_size(p->first + p->count, s0 + len);
             if (hi <= lo) continue;
             CUDA_CHECK(cudaSetDevice(p->device));
-            CUDA_CHECK(cudaMemcpyAsync(p->d + (lo - p->first), h_stage + (lo - s0), (hi - lo) * sizeof(elem_t),
-                                       cudaMemcpyHostToDevice, p->stream));
+            CUDA_CHECK(cudaMemcpyAsync(p->d + (lo - p->first), h_stage + (lo - s0),
+                                       (hi - lo) * sizeof(elem_t), cudaMemcpyHostToDevice, p->stream));
         }
         if (chunk) order_chunk_sums(h_stage, len, chunk, h_sums + s0 / chunk);
         for (int i = 0; i < count; i++)      /* before h_stage is drawn again */
