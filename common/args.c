@@ -43,30 +43,33 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
     return a > CAP / b ? CAP : a * b;
 }
 
+/* base^exp: 0 and 1 stay, any other base reaches CAP in 62 steps at most. */
 static uint64_t sat_pow(uint64_t base, uint64_t exp)
 {
+    if (base < 2) return exp == 0 ? 1 : base;
     uint64_t r = 1;
     for (uint64_t i = 0; i < exp && r < CAP; i++) r = sat_mul(r, base);
-    return base == 0 && exp > 0 ? 0 : r;
+    return r;
+}
+
+/* The digits at the cursor, as far as they go. */
+static uint64_t digits(cursor_t *c)
+{
+    uint64_t v = 0;
+    while (isdigit((unsigned char)*c->p)) {
+        v = sat_mul(v, 10) + (uint64_t)(*c->p++ - '0');
+        if (v > CAP) v = CAP;
+    }
+    return v;
 }
 
 static uint64_t parse_number(cursor_t *c)
 {
     if (!isdigit((unsigned char)*c->p)) { c->bad = 1; return 0; }
-    uint64_t v = 0;
-    while (isdigit((unsigned char)*c->p)) {
-        v = sat_mul(v, 10);
-        v = v + (uint64_t)(*c->p++ - '0');
-        if (v > CAP) v = CAP;
-    }
+    uint64_t v = digits(c);
     if ((*c->p == 'e' || *c->p == 'E') && isdigit((unsigned char)c->p[1])) {
         c->p++;
-        uint64_t e = 0;
-        while (isdigit((unsigned char)*c->p)) {
-            e = e * 10 + (uint64_t)(*c->p++ - '0');
-            if (e > 100) e = 100;       /* 10^100 saturates anyway */
-        }
-        v = sat_mul(v, sat_pow(10, e));
+        v = sat_mul(v, sat_pow(10, digits(c)));
     }
     switch (*c->p) {
     case 'K': case 'k': c->p++; v = sat_mul(v, (uint64_t)1 << 10); break;
@@ -82,8 +85,7 @@ static uint64_t parse_factor(cursor_t *c)
     uint64_t v = parse_number(c);
     if (!c->bad && *c->p == '^') {
         c->p++;
-        uint64_t e = parse_number(c);
-        v = sat_pow(v, e > 100 ? 100 : e);
+        v = sat_pow(v, parse_number(c));
     }
     return v;
 }
@@ -108,7 +110,6 @@ static int64_t parse_expr(cursor_t *c)
         /* |v| <= CAP and 0 <= t <= CAP, so v - t fits in 64 bits but v + t
          * may not (2^62 + 2^62): saturate before adding. */
         v = op == '+' ? (v > (int64_t)CAP - t ? (int64_t)CAP : v + t) : v - t;
-        if (v > (int64_t)CAP) v = (int64_t)CAP;
         if (v < -(int64_t)CAP) v = -(int64_t)CAP;
     }
     return v;
@@ -122,12 +123,10 @@ int parse_size(const char *s, size_t *out, char *err, size_t errlen)
     int64_t v = parse_expr(&c);
     if (c.bad && c.p == s)
         return fail(err, errlen, "'%s' is not a size (try 1000, 1M, 2^24, 3*2^30 or 10^8+7)", s);
-    if (c.bad || *c.p != '\0') {
-        int good = (int)(c.p - s);
-        if (*c.p == '\0')
-            return fail(err, errlen, "'%s' ends too early", s);
-        return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, good, s);
-    }
+    if (c.bad && *c.p == '\0')
+        return fail(err, errlen, "'%s' ends too early", s);
+    if (c.bad || *c.p != '\0')
+        return fail(err, errlen, "'%s': unexpected '%s' after '%.*s'", s, c.p, (int)(c.p - s), s);
     if (v < 0)
         return fail(err, errlen, "'%s' is negative: n must be at least 1", s);
     if (v == 0 && strspn(s, "0") == strlen(s))
@@ -157,6 +156,13 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *out, char *err, siz
     return 0;
 }
 
+int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    if (parse_uint(s, max, out, err, errlen)) return -1;
+    if (*out == 0) return fail(err, errlen, "0 is too few: at least 1");
+    return 0;
+}
+
 /* Splits a comma-separated list and parses each item with the given parser. */
 static int parse_list(const char *s, int is_size, void *values, int *count,
                       char *err, size_t errlen)
@@ -181,44 +187,22 @@ static int parse_list(const char *s, int is_size, void *values, int *count,
     }
 }
 
-static int check_block(long v, block_rule_t rule, char *err, size_t errlen)
-{
-    switch (rule) {
-    case BLOCK_NONE:
-        return fail(err, errlen, "this program chooses its own block size");
-    case BLOCK_ANY:
-        if (v < 1 || v > 1024) return fail(err, errlen, "%ld is out of range: use 1 to 1024 threads", v);
-        return 0;
-    case BLOCK_POW2:
-        if (v < 32 || v > 1024 || (v & (v - 1)) != 0)
-            return fail(err, errlen, "%ld is not allowed: this step needs a power of two "
-                        "from 32 to 1024 (32, 64, 128, 256, 512 or 1024)", v);
-        return 0;
-    }
-    return 0;
-}
-int parse_count(const char *s, uint64_t max, uint64_t *out, char *err, size_t errlen)
-{
-    if (parse_uint(s, max, out, err, errlen)) return -1;
-    if (*out == 0) return fail(err, errlen, "0 is too few: at least 1");
-    return 0;
-}
-
 /* ---- the options ------------------------------------------------------------
  * The common ones, then those a program adds (add_options). Each takes its
  * value, or none, and sets its field of options_t; every mistake is one line
  * that names the option. */
 typedef enum { OPT_N, OPT_SEED, OPT_INPUT, OPT_FILE, OPT_REPS, OPT_BLOCK, OPT_GRID, OPT_CSV,
-               OPT_CHECK, OPT_WARM, OPT_HELP, OPT_EXTRA } opt_id_t;
+               OPT_CHECK, OPT_WARM, OPT_HELP, OPT_H, N_OPTIONS } opt_id_t;
 
-static const struct { const char *name; opt_id_t id; int takes_value; } options[] = {
-    { "--n", OPT_N, 1 },         { "--seed", OPT_SEED, 1 }, { "--input", OPT_INPUT, 1 },
-    { "--input-file", OPT_FILE, 1 }, { "--reps", OPT_REPS, 1 },
-    { "--block", OPT_BLOCK, 1 }, { "--grid", OPT_GRID, 1 }, { "--csv", OPT_CSV, 0 },
-    { "--check-only", OPT_CHECK, 0 }, { "--warm", OPT_WARM, 0 }, { "--help", OPT_HELP, 0 },
-    { "-h", OPT_HELP, 0 },
+/* In opt_id_t's order, described as extra options are (print_help has their
+ * help); a value means the option takes one. */
+static const extra_option_t options[N_OPTIONS] = {
+    { "--n", "N", NULL, NULL }, { "--seed", "S", NULL, NULL }, { "--input", "NAME", NULL, NULL },
+    { "--input-file", "PATH", NULL, NULL }, { "--reps", "R", NULL, NULL },
+    { "--block", "T", NULL, NULL }, { "--grid", "G", NULL, NULL }, { "--csv", NULL, NULL, NULL },
+    { "--check-only", NULL, NULL, NULL }, { "--warm", NULL, NULL, NULL },
+    { "--help", NULL, NULL, NULL }, { "-h", NULL, NULL, NULL },
 };
-#define N_OPTIONS (int)(sizeof options / sizeof options[0])
 #define MAX_EXTRA 8
 
 static const extra_option_t *g_extra;
@@ -229,14 +213,17 @@ void add_options(const extra_option_t *extra, int count)
     g_extra_count = count < MAX_EXTRA ? count : MAX_EXTRA;
 }
 
-/* The option named by arg ("--n", "--n=5"): its index in options[], or
- * N_OPTIONS + k for extra option k, or -1. */
+/* Option k: a common one (k < N_OPTIONS), or extra option k - N_OPTIONS. */
+static const extra_option_t *option(int k)
+{
+    return k < N_OPTIONS ? &options[k] : &g_extra[k - N_OPTIONS];
+}
+
+/* The option named by arg ("--n", "--n=5"), as k for option(k), or -1. */
 static int find_option(const char *arg, size_t len)
 {
-    for (int k = 0; k < N_OPTIONS; k++)
-        if (strlen(options[k].name) == len && strncmp(arg, options[k].name, len) == 0) return k;
-    for (int k = 0; k < g_extra_count; k++)
-        if (strlen(g_extra[k].name) == len && strncmp(arg, g_extra[k].name, len) == 0) return N_OPTIONS + k;
+    for (int k = 0; k < N_OPTIONS + g_extra_count; k++)
+        if (strlen(option(k)->name) == len && strncmp(arg, option(k)->name, len) == 0) return k;
     return -1;
 }
 
@@ -252,8 +239,7 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
 {
     uint64_t v = 0;
     int rc = 0;
-    if (k >= N_OPTIONS) return g_extra[k - N_OPTIONS].set(value, why, len);
-    switch (options[k].id) {
+    switch (k) {
     case OPT_N: return parse_list(value, 1, opt->n, &opt->n_count, why, len);
     case OPT_SEED: return parse_list(value, 0, opt->seed, &opt->seed_count, why, len);
     case OPT_INPUT:
@@ -269,10 +255,15 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
         opt->reps = (int)v;
         return rc;
     case OPT_BLOCK:
-        rc = rule == BLOCK_NONE ? check_block(0, rule, why, len) : parse_uint(value, 1u << 20, &v, why, len);
-        if (!rc) rc = check_block((long)v, rule, why, len);
+        if (rule == BLOCK_NONE) return fail(why, len, "this program chooses its own block size");
+        if (parse_uint(value, 1u << 20, &v, why, len)) return -1;
         opt->block = (int)v;
-        return rc;
+        if (rule == BLOCK_ANY && (v < 1 || v > 1024))
+            return fail(why, len, "%d is out of range: use 1 to 1024 threads", opt->block);
+        if (rule == BLOCK_POW2 && (v < 32 || v > 1024 || (v & (v - 1)) != 0))
+            return fail(why, len, "%d is not allowed: this step needs a power of two "
+                        "from 32 to 1024 (32, 64, 128, 256, 512 or 1024)", opt->block);
+        return 0;
     case OPT_GRID:
         rc = parse_uint(value, 2147483647u, &v, why, len);
         if (!rc && v == 0) rc = fail(why, len, "0 is too few: at least 1 block");
@@ -281,10 +272,9 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
     case OPT_CSV: opt->csv = 1; return 0;
     case OPT_CHECK: opt->check_only = 1; return 0;
     case OPT_WARM: opt->warm = 1; return 0;
-    case OPT_HELP: opt->help = 1; return 0;
-    case OPT_EXTRA: return 0;
+    case OPT_HELP: case OPT_H: opt->help = 1; return 0;
+    default: return option(k)->set(value, why, len);
     }
-    return 0;
 }
 
 /* One option at argv[*i], with its value from "=..." or the next word. */
@@ -297,19 +287,17 @@ static int parse_one(int argc, char **argv, int *i, const program_t *prog, optio
     if (k < 0)
         return arg[0] != '-' ? fail(err, errlen, "unexpected argument '%s' (options start with --)", arg)
                              : fail(err, errlen, "unknown option '%s'", arg);
-    const char *name = k < N_OPTIONS ? options[k].name : g_extra[k - N_OPTIONS].name;
-    int takes_value = k < N_OPTIONS ? options[k].takes_value : g_extra[k - N_OPTIONS].value != NULL;
+    const char *name = option(k)->name;
     if (arg[name_len] == '=') {
-        if (!takes_value) return fail(err, errlen, "%s takes no value", name);
+        if (!option(k)->value) return fail(err, errlen, "%s takes no value", name);
         value = arg + name_len + 1;
-    } else if (takes_value) {
+    } else if (option(k)->value) {
         /* "--n --check-only": the next word is an option, not the value. */
         if (*i + 1 >= argc) return fail(err, errlen, "%s needs a value", name);
         if (is_option(argv[*i + 1])) return fail(err, errlen, "%s needs a value before '%s'", name, argv[*i + 1]);
         value = argv[++*i];
     }
-    int id = k < N_OPTIONS ? (int)options[k].id : OPT_EXTRA + (k - N_OPTIONS);
-    if (seen[id]++) return fail(err, errlen, "%s is given more than once", name);
+    if (seen[k == OPT_H ? OPT_HELP : k]++) return fail(err, errlen, "%s is given more than once", name);
     char why[200];
     if (apply(k, value, prog->block_rule, opt, why, sizeof why)) return fail(err, errlen, "%s: %s", name, why);
     return 0;
@@ -319,7 +307,7 @@ int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
                char *err, size_t errlen)
 {
     memset(opt, 0, sizeof *opt);
-    int seen[OPT_EXTRA + MAX_EXTRA] = { 0 };
+    int seen[N_OPTIONS + MAX_EXTRA] = { 0 };
     for (int i = 1; i < argc; i++)
         if (parse_one(argc, argv, &i, prog, opt, seen, err, errlen)) return EXIT_USAGE;
     if (opt->check_only && opt->reps) {
@@ -328,8 +316,8 @@ int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
     }
     for (int k = OPT_N; opt->input_file && k <= OPT_INPUT; k++)
         if (seen[k]) {
-            fail(err, errlen, "--%s and --input-file do not go together (the file is the input: its "
-                 "floats, all of them)", k == OPT_N ? "n" : k == OPT_SEED ? "seed" : "input");
+            fail(err, errlen, "%s and --input-file do not go together (the file is the input: its "
+                 "floats, all of them)", options[k].name);
             return EXIT_USAGE;
         }
     if (opt->n_count == 0) { opt->n[0] = DEFAULT_N; opt->n_count = 1; }

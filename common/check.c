@@ -1,7 +1,4 @@
-/* check.c: is a run's result right? Against the exact sum and the error
- * bound of the step's order (or, for step 10, the correctly rounded sum's
- * bits), the CPU replica of the order for a step that fixes it, and the
- * step's declared determinism (check_runs).
+/* check.c: is a run's result right? What it must be is rule_t's (parts.h).
  *
  * Where the bound says nothing: once the magnitudes add up to float's range
  * (huge, or a user's file), a partial sum may overflow, and then any order of
@@ -17,6 +14,7 @@
 
 #include "parts.h"
 
+_Static_assert(sizeof(elem_t) == sizeof(uint32_t), "an element is 32 bits");
 static uint32_t bits_of(elem_t v)
 {
     uint32_t b;
@@ -49,26 +47,23 @@ static int result_ok(elem_t got, const rule_t *rule, const reference_t *ref, con
  * seconds that comparing every pair would. */
 static int compare_bits(const void *a, const void *b)
 {
-    uint32_t x, y;
-    memcpy(&x, a, sizeof x);
-    memcpy(&y, b, sizeof y);
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
 static void determinism(const elem_t *h, int runs, int *distinct, double *spread)
 {
-    _Static_assert(sizeof(elem_t) == sizeof(uint32_t), "compare_bits compares 32-bit elements");
     *distinct = 0;
     *spread = 0;
-    elem_t *sorted = (elem_t *)malloc((size_t)runs * sizeof(elem_t));
+    uint32_t *sorted = (uint32_t *)malloc((size_t)runs * sizeof *sorted);
     if (!sorted) {
         device_fail("out of host memory for the results");
         return;                            /* not reached; for the analysers */
     }
-    memcpy(sorted, h, (size_t)runs * sizeof(elem_t));
-    qsort(sorted, (size_t)runs, sizeof(elem_t), compare_bits);
+    for (int i = 0; i < runs; i++) sorted[i] = bits_of(h[i]);
+    qsort(sorted, (size_t)runs, sizeof *sorted, compare_bits);
     for (int i = 0; i < runs; i++)
-        if (i == 0 || compare_bits(&sorted[i], &sorted[i - 1]) != 0) (*distinct)++;
+        if (i == 0 || sorted[i] != sorted[i - 1]) (*distinct)++;
     free(sorted);
 #ifndef REDUCE_EXACT
     /* The widest pair is the smallest and the largest; a NaN is infinitely far. */
@@ -85,8 +80,7 @@ static void determinism(const elem_t *h, int runs, int *distinct, double *spread
 
 /* A step that fixes its order of additions must give the replica's bits in
  * every run: not close to them, the same. */
-static void check_replica(const elem_t *h_results, int runs, const reference_t *ref,
-                          uint64_t seed, result_t *res)
+static void check_replica(const elem_t *h_results, int runs, const reference_t *ref, result_t *res)
 {
     res->replica_checked = 1;
     res->replica_equal = 1;
@@ -99,12 +93,12 @@ static void check_replica(const elem_t *h_results, int runs, const reference_t *
         res->replica_equal = 0;
 #ifdef REDUCE_EXACT
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, the CPU replica of the "
-                "order %u\n", g_step, res->n, (unsigned long long)seed, r + 1, runs,
+                "order %u\n", g_step, res->n, (unsigned long long)res->seed, r + 1, runs,
                 h_results[r], ref->replica);
 #else
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the CPU "
                 "replica of the order %.9g (bits 0x%08x): %.0f ulp apart\n", g_step, res->n,
-                (unsigned long long)seed, r + 1, runs, (double)h_results[r],
+                (unsigned long long)res->seed, r + 1, runs, (double)h_results[r],
                 (unsigned)bits_of(h_results[r]), (double)ref->replica,
                 (unsigned)bits_of(ref->replica), ulp_distance(h_results[r], ref->replica));
 #endif
@@ -113,32 +107,28 @@ static void check_replica(const elem_t *h_results, int runs, const reference_t *
 }
 
 /* The first wrong run, in one line. */
-static void say_wrong(elem_t got, int r, int runs, const reference_t *ref, uint64_t seed, double e,
-                      const result_t *res)
+static void say_wrong(elem_t got, int r, int runs, const reference_t *ref, double e, const result_t *res)
 {
 #ifdef REDUCE_EXACT
     (void)e, (void)res;
     fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %u, expected %u\n", g_step, res->n,
-            (unsigned long long)seed, r + 1, runs, got, ref->u_sum);
+            (unsigned long long)res->seed, r + 1, runs, got, ref->u_sum);
 #else
     float want = exact_round(&ref->exact);
     if (res->bound > 0 && isfinite(e) && isfinite(got))
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the exact sum "
                 "is %.9g (rounded: 0x%08x): error %.3g is over the bound %.3g\n", g_step, res->n,
-                (unsigned long long)seed, r + 1, runs, (double)got, bits_of(got), exact_to_double(&ref->exact),
-                bits_of(want), fabs(e), res->bound);
+                (unsigned long long)res->seed, r + 1, runs, (double)got, bits_of(got),
+                exact_to_double(&ref->exact), bits_of(want), fabs(e), res->bound);
     else
         fprintf(stderr, "%s: n = %zu, seed %llu: run %d of %d gave %.9g (bits 0x%08x), the correctly "
-                "rounded sum is %.9g (bits 0x%08x)\n", g_step, res->n, (unsigned long long)seed,
+                "rounded sum is %.9g (bits 0x%08x)\n", g_step, res->n, (unsigned long long)res->seed,
                 r + 1, runs, (double)got, bits_of(got), (double)want, bits_of(want));
 #endif
 }
 
-/* Checks every run's result against the reference, the replica of the order
- * (if the step fixes one) and the declared determinism, saying on stderr what
- * is wrong; fills res. */
 void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
-                uint64_t seed, result_t *res)
+                result_t *res)
 {
     res->sum = h_results[0];
     res->declared_deterministic = rule->deterministic;
@@ -146,7 +136,7 @@ void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const ref
                      ? order_depth(res->n, rule->chunk)
                      : summation_depth(rule->combine, res->n, res->grid, res->block);
 #ifdef REDUCE_EXACT
-    res->reference_u32 = ref->u_sum;
+    res->reference_bits = ref->u_sum;
 #else
     double abs_sum = res->abs_sum = exact_abs_sum(&ref->exact);
     res->reference = exact_to_double(&ref->exact);
@@ -159,11 +149,11 @@ void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const ref
         double e;
         int ok = result_ok(h_results[r], rule, ref, res, &e);
         if (fabs(e) > res->error || isnan(e)) res->error = fabs(e);
-        if (!ok && res->ok) say_wrong(h_results[r], r, runs, ref, seed, e, res);
+        if (!ok && res->ok) say_wrong(h_results[r], r, runs, ref, e, res);
         res->ok &= ok;
     }
     if (res->error != res->error) res->error = INFINITY;
-    if (ref->has_replica) check_replica(h_results, runs, ref, seed, res);
+    if (rule->combine == COMBINE_FIXED_ORDER) check_replica(h_results, runs, ref, res);
     determinism(h_results, runs, &res->distinct, &res->spread_ulp);
     if (rule->deterministic && res->distinct > 1) {
         fprintf(stderr, "%s: declared deterministic, but %d runs gave %d different results\n",

@@ -1,24 +1,16 @@
-/* fail.c: failing clearly, the bottom of the harness: every other part may
- * use it, and it uses none of them.
- *
- *   the way out       exit_cleanly, and the hooks that run before it (a
- *                     waiting stream released, communicators aborted)
- *   CUDA's errors     cuda_check, sync_or_fail, device_fail, with the messages
- *                     for a kernel fault, a failed allocation, too little memory
- *
- * Every failure here ends the program with one line on stderr that names the
- * program (g_step), and exit status EXIT_DEVICE.
+/* fail.c: failing clearly, at the bottom of the harness: every other part may
+ * use it, and it uses none of them. Every failure here ends the program with
+ * one line on stderr that names the program (g_step), and exit status
+ * EXIT_DEVICE.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "parts.h"
 
-const char *g_step = "reduce";              /* names the program in messages */
+const char *g_step = "reduce";
 
-/* ---- the way out -------------------------------------------------------------
- * Parts that hold something another process or a stream may wait on register
- * a hook that lets it go; every exit runs them, newest first, once. */
+/* ---- the way out ------------------------------------------------------------- */
 #define MAX_HOOKS 4
 static void (*g_hooks[MAX_HOOKS])(void);
 static int g_hook_count;
@@ -88,7 +80,6 @@ void device_fail(const char *why)
     exit_cleanly(EXIT_DEVICE);
 }
 
-/* Kernel faults surface at the next synchronisation: name the step there. */
 void sync_or_fail(cudaStream_t stream, const char *when)
 {
     cudaError_t err = cudaStreamSynchronize(stream);
@@ -100,8 +91,6 @@ void sync_or_fail(cudaStream_t stream, const char *when)
     }
 }
 
-static void human_gb(char *buf, size_t len, double bytes) { snprintf(buf, len, "%.2f GB", bytes / 1e9); }
-
 void *device_alloc(size_t bytes, const char *what)
 {
     void *p = NULL;
@@ -109,23 +98,22 @@ void *device_alloc(size_t bytes, const char *what)
     if (err != cudaSuccess) {
         size_t free_b = 0, total_b = 0;
         cudaMemGetInfo(&free_b, &total_b);
-        char need[32], have[32];
-        human_gb(need, sizeof need, (double)bytes);
-        human_gb(have, sizeof have, (double)free_b);
-        fprintf(stderr, "%s: could not allocate %zu bytes (%s) for %s: %s; %zu bytes (%s) free\n",
-                g_step, bytes, need, what, cudaGetErrorString(err), free_b, have);
+        fprintf(stderr, "%s: could not allocate %zu bytes (%.2f GB) for %s: %s; %zu bytes (%.2f GB) "
+                "free\n", g_step, bytes, (double)bytes / 1e9, what, cudaGetErrorString(err), free_b,
+                (double)free_b / 1e9);
         exit_cleanly(EXIT_DEVICE);
     }
     return p;
 }
 
-void memory_fail(size_t n, size_t need, size_t free_b, const char *gpu)
+void check_memory(size_t n, size_t need, const char *gpu)
 {
-    char need_s[32], free_s[32];
-    human_gb(need_s, sizeof need_s, (double)need);
-    human_gb(free_s, sizeof free_s, (double)free_b);
-    fprintf(stderr, "%s: n = %zu needs %zu bytes (%s) of GPU memory, but only %zu bytes "
-            "(%s) are free on %s\n", g_step, n, need, need_s, free_b, free_s, gpu);
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (need <= free_b) return;
+    fprintf(stderr, "%s: n = %zu needs %zu bytes (%.2f GB) of GPU memory, but only %zu bytes "
+            "(%.2f GB) are free on %s\n", g_step, n, need, (double)need / 1e9, free_b,
+            (double)free_b / 1e9, gpu);
     exit_cleanly(EXIT_DEVICE);
 }
 

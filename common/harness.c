@@ -1,9 +1,4 @@
-/* harness.c: run_step() (harness.h), a step on one GPU.
- *
- *   plan        the launch, and whether the memory it needs is free
- *   one run     run_one: plan, allocate, draw, measure, check, report, free
- *   run_step    arguments, then every size and seed
- *
+/* harness.c: run_step() (harness.h), a step on one GPU, every size and seed.
  * The runs themselves, their timing and the median are the driver's
  * (timing.c); this file says what one run of a step is.
  */
@@ -26,14 +21,6 @@ typedef struct {
     work_t work;
 } plan_t;
 
-/* Stops unless `need` bytes are free on the GPU. */
-static void check_memory(const device_t *dev, size_t n, size_t need)
-{
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    if (need > free_b) memory_fail(n, need, free_b, dev->name);
-}
-
 /* Sizes the launch and checks that everything fits, or stops saying why:
  * memory first (the clearest message), then the grid the step asks for. */
 static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_t n)
@@ -51,7 +38,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
     size_t fixed = (size_t)p->work.copies * p->stride + (size_t)p->slots * sizeof(elem_t) + ((size_t)1 << 20);
     /* The input alone may not fit: say so before anything about the launch
      * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
-    check_memory(dev, n, fixed);
+    check_memory(n, fixed, dev->name);
 
     size_t grid = step->grid_size(L);       /* always asked: it may check the device */
     if (opt->grid) grid = (size_t)opt->grid;
@@ -69,7 +56,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
     }
     L->grid = (int)grid;
     p->scratch_bytes = step->scratch_size ? step->scratch_size(L) : 0;
-    check_memory(dev, n, fixed + p->scratch_bytes + step->state_bytes);
+    check_memory(n, fixed + p->scratch_bytes + step->state_bytes, dev->name);
 }
 
 /* ---- the work ------------------------------------------------------------------- */
@@ -126,17 +113,20 @@ static void tear_down(plan_t *p)
 }
 
 /* ---- one run ---------------------------------------------------------------------- */
-/* The step's state must be as it found it (all zero): the next launch starts
- * from what this one left behind. */
-static void check_state(const plan_t *p, result_t *res)
+/* Every run's result, and the step's state, which must be as the step found
+ * it (all zero): the next launch starts from what this one left behind. */
+static void check_results(const plan_t *p, int runs, const reference_t *ref, result_t *res)
 {
-    size_t bytes = p->step->state_bytes;
-    if (!bytes) return;
-    unsigned char *h = (unsigned char *)malloc(bytes);
+    size_t state = p->step->state_bytes;
+    elem_t *h = (elem_t *)malloc((size_t)runs * sizeof(elem_t) + state);
     if (!h) device_fail("out of host memory for the results");
-    CUDA_CHECK(cudaMemcpy(h, p->L.state, bytes, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < bytes; i++)
-        if (h[i]) {
+    CUDA_CHECK(cudaMemcpy(h, p->d_slots, (size_t)runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
+    rule_t rule = { p->step->combine, p->step->chunk, p->step->deterministic };
+    check_runs(&rule, h, runs, ref, res);
+    unsigned char *s = (unsigned char *)(h + runs);
+    if (state) CUDA_CHECK(cudaMemcpy(s, p->L.state, state, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < state; i++)
+        if (s[i]) {
             fprintf(stderr, "%s: the step left its state changed; the next launch would start "
                     "from what this one left behind\n", g_step);
             res->ok = 0;
@@ -156,20 +146,13 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     set_up(&p, n, src, dev, &ref);
     timing_t t;
     measure(&p.work, opt, &t);
-
-    elem_t *h = (elem_t *)malloc((size_t)t.runs * sizeof(elem_t));
-    if (!h) device_fail("out of host memory for the results");
-    CUDA_CHECK(cudaMemcpy(h, p.d_slots, (size_t)t.runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
     result_t res = { .step = step->name, .technique = step->technique, .device = dev->name,
                      .input = src->file ? src->file->path : dist_info[src->dist].name,
                      .n = n, .seed = src->seed, .block = p.L.block, .grid = p.L.grid, .reps = t.reps,
                      .runs = t.runs, .warm = opt->warm, .median_us = t.median_us,
                      .min_us = t.min_us, .peak_gbps = dev->peak_gbps };
-    rule_t rule = { step->combine, step->chunk, step->deterministic };
-    check_runs(&rule, h, t.runs, &ref, src->seed, &res);
-    check_state(&p, &res);
+    check_results(&p, t.runs, &ref, &res);
     print_result(opt, &res);
-    free(h);
     tear_down(&p);
     return res.ok ? EXIT_OK : EXIT_WRONG;
 }

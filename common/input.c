@@ -1,10 +1,7 @@
 /* input.c: the array a run sums, drawn once on the CPU (or read from the
- * user's file) and copied to the GPUs that hold it (fill_parts): the whole
- * array to one GPU, or each part to its own. On the way it computes the
- * exact reference (inputs/exact.h) and, for a step that fixes its order of
- * additions, the chunk sums of that order and so the CPU replica. Also: the
- * user's file opened and checked (open_input), and how many copies of the
- * input the timed runs need (input_copies).
+ * user's file) and copied to the GPUs that hold it: the whole array to one
+ * GPU, or each part to its own. On the way: the exact reference and, for a
+ * step that fixes its order of additions, the CPU replica of that order.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,43 +30,28 @@ int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
 /* Elements [s0, s0 + len) into buf, added to the reference. */
 static void draw(const source_t *src, size_t n, size_t s0, size_t len, elem_t *buf, reference_t *ref)
 {
-    if (src->file) {
-        char err[512];
-        if (infile_read(src->file, s0, len, buf, err, sizeof err)) {
-            fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
-            exit_cleanly(EXIT_USAGE);
-        }
-#ifdef REDUCE_EXACT
-        uint32_t sum = 0;                    /* the floats' bits, summed modulo 2^32 */
-        for (size_t j = 0; j < len; j++) sum += buf[j];
-        ref->u_sum += sum;
-#else
-        exact_add_floats_parallel(&ref->exact, buf, len);
-#endif
-        return;
+    char err[512];
+    if (src->file && infile_read(src->file, s0, len, buf, err, sizeof err)) {
+        fprintf(stderr, "%s: --input-file: %s\n", g_step, err);
+        exit_cleanly(EXIT_USAGE);
     }
 #ifdef REDUCE_EXACT
     uint32_t sum = 0;
-    dist_draw_bits(src->dist, src->seed, s0, len, n, buf, &sum);
+    if (!src->file)
+        dist_draw_bits(src->dist, src->seed, s0, len, n, buf, &sum);
+    else
+        for (size_t j = 0; j < len; j++) sum += buf[j];     /* the floats' bits, modulo 2^32 */
     ref->u_sum += sum;
 #else
-    dist_draw(src->dist, src->seed, s0, len, n, buf, &ref->exact);
+    if (!src->file)
+        dist_draw(src->dist, src->seed, s0, len, n, buf, &ref->exact);
+    else
+        exact_add_floats_parallel(&ref->exact, buf, len);
 #endif
 }
 
-/* The part of [s0, s1) that falls in the part's elements, as an offset into
- * the stage and a length (0: none). */
-static size_t overlap(const part_t *p, size_t s0, size_t s1, size_t *from)
-{
-    size_t lo = p->first > s0 ? p->first : s0;
-    size_t hi = p->first + p->count < s1 ? p->first + p->count : s1;
-    *from = lo - s0;
-    return hi > lo ? hi - lo : 0;
-}
-
-/* Draws elements [0, n) STAGE at a time (a whole number of chunks), copies
- * each stage's share to every part, and adds it to the reference. Every
- * GPU operation goes through the part's own stream (see harness.c). */
+/* STAGE elements at a time (a whole number of chunks). Every GPU operation
+ * goes through the part's own stream (see harness.c). */
 void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts, int count,
                 reference_t *ref)
 {
@@ -82,23 +64,21 @@ void fill_parts(const source_t *src, size_t n, size_t chunk, const part_t *parts
     exact_init(&ref->exact);
     ref->from_file = src->file != NULL;
     for (size_t s0 = 0; s0 < n; s0 += stage) {
-        size_t len = min_size(stage, n - s0), from = 0;
+        size_t len = min_size(stage, n - s0);
         draw(src, n, s0, len, h_stage, ref);
-        for (int i = 0; i < count; i++) {
-            size_t k = overlap(&parts[i], s0, s0 + len, &from);
-            if (k == 0) continue;
-            CUDA_CHECK(cudaSetDevice(parts[i].device));
-            CUDA_CHECK(cudaMemcpyAsync(parts[i].d + (s0 + from - parts[i].first), h_stage + from,
-                                       k * sizeof(elem_t), cudaMemcpyHostToDevice, parts[i].stream));
+        for (int i = 0; i < count; i++) {      /* the stage's elements [lo, hi) that part i holds */
+            const part_t *p = &parts[i];
+            size_t lo = p->first > s0 ? p->first : s0, hi = min_size(p->first + p->count, s0 + len);
+            if (hi <= lo) continue;
+            CUDA_CHECK(cudaSetDevice(p->device));
+            CUDA_CHECK(cudaMemcpyAsync(p->d + (lo - p->first), h_stage + (lo - s0),
+                                       (hi - lo) * sizeof(elem_t), cudaMemcpyHostToDevice, p->stream));
         }
         if (chunk) order_chunk_sums(h_stage, len, chunk, h_sums + s0 / chunk);
         for (int i = 0; i < count; i++)      /* before h_stage is drawn again */
             CUDA_CHECK(cudaStreamSynchronize(parts[i].stream));
     }
-    if (chunk) {
-        ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
-        ref->has_replica = 1;
-    }
+    if (chunk) ref->replica = order_combine(h_sums, div_up(n, chunk), chunk);
     free(h_sums);
     CUDA_CHECK(cudaFreeHost(h_stage));
 }

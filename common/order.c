@@ -27,7 +27,6 @@
 
 #define LANES 32
 
-/* One chunk, p[0..len) with len <= chunk, in the order above. */
 elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk)
 {
     elem_t lane_sum[LANES];
@@ -50,8 +49,7 @@ elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk)
     return lane_sum[0];
 }
 
-/* The chunk sums of x[0..len): sums[c] for chunk c. Chunks are independent,
- * so the CPU's threads may take them in any order. */
+/* Chunks are independent, so the CPU's threads may take them in any order. */
 void order_chunk_sums(const elem_t *x, size_t len, size_t chunk, elem_t *sums)
 {
     long long chunks = (long long)div_up(len, chunk);
@@ -62,7 +60,7 @@ void order_chunk_sums(const elem_t *x, size_t len, size_t chunk, elem_t *sums)
     }
 }
 
-/* The sum of m >= 1 chunk sums: level after level, as above. */
+/* Level after level, as above. */
 elem_t order_combine(const elem_t *sums, size_t m, size_t chunk)
 {
     if (m == 1) return sums[0];
@@ -75,16 +73,11 @@ elem_t order_combine(const elem_t *sums, size_t m, size_t chunk)
     return total;
 }
 
-/* The whole order on an array in memory (for the tests). */
+/* x itself is the first level, but for n = 1 the one element still goes
+ * through its chunk's additions (-0 comes out +0). */
 elem_t order_sum(const elem_t *x, size_t n, size_t chunk)
 {
-    size_t m = div_up(n, chunk);
-    elem_t *sums = (elem_t *)malloc(m * sizeof *sums);
-    if (!sums) device_fail("out of host memory for the CPU replica of the order");
-    order_chunk_sums(x, n, chunk, sums);
-    elem_t total = order_combine(sums, m, chunk);
-    free(sums);
-    return total;
+    return n == 1 ? order_chunk_sum(x, 1, chunk) : order_combine(x, n, chunk);
 }
 
 /* How many additions one element goes through: in every level, its lane's

@@ -41,15 +41,18 @@ extern "C" {
 extern const char *g_step;     /* the program's name, first in every message */
 
 /* Ends the program with this exit status, after the hooks registered with
- * on_exit_cleanly (newest first, each once). */
+ * on_exit_cleanly, newest first, each once: a part that holds something
+ * another process or a stream may wait on registers one that lets it go. */
 NORETURN void exit_cleanly(int code);
 void on_exit_cleanly(void (*hook)(void));
-/* Waits for the stream; a failure there is the step's GPU work failing, WHEN. */
+/* Waits for the stream; a failure there (where kernel faults surface) is the
+ * step's GPU work failing, WHEN. */
 void sync_or_fail(cudaStream_t stream, const char *when);
 /* cudaMalloc, or stop saying how much was needed and how much is free. */
 void *device_alloc(size_t bytes, const char *what);
-/* Stops: n needs more GPU memory than is free on the GPU named gpu. */
-NORETURN void memory_fail(size_t n, size_t need, size_t free_b, const char *gpu);
+/* Stops, saying so, unless `need` bytes (for n elements) are free on the
+ * current GPU, named gpu. */
+void check_memory(size_t n, size_t need, const char *gpu);
 
 /* ---- args.c -------------------------------------------------------------- */
 #define MAX_LIST 64                   /* values in one --n or --seed list */
@@ -123,7 +126,7 @@ double ulp_distance(float a, float b);
 elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk);       /* len <= chunk */
 void order_chunk_sums(const elem_t *x, size_t len, size_t chunk, elem_t *sums);
 elem_t order_combine(const elem_t *sums, size_t m, size_t chunk);       /* m >= 1 sums */
-elem_t order_sum(const elem_t *x, size_t n, size_t chunk);
+elem_t order_sum(const elem_t *x, size_t n, size_t chunk);                /* for the tests */
 double order_depth(size_t n, size_t chunk);      /* additions per element, for the bound */
 
 /* ---- report.c ------------------------------------------------------------ */
@@ -144,8 +147,7 @@ typedef struct {
     double peak_gbps;         /* nominal, from the device attributes */
     elem_t sum;               /* the result of the last run */
     double reference;         /* float build: the exact sum, to the nearest double */
-    uint32_t reference_bits;  /* float build: the bits of the correctly rounded sum */
-    uint32_t reference_u32;   /* exact build: the exact sum */
+    uint32_t reference_bits;  /* the bits of the correctly rounded sum (exact build: the sum) */
     double error, bound;      /* float build */
     double abs_sum;           /* float build: the sum of the magnitudes (rounded up) */
     int overflow;             /* float build: the magnitudes reach float's range, so a
@@ -200,8 +202,7 @@ typedef struct {
 typedef struct {
     exact_sum_t exact;  /* float build: inputs/exact.h reads it */
     uint32_t u_sum;     /* exact build: sum modulo 2^32 */
-    int has_replica;    /* a COMBINE_FIXED_ORDER step: replica is set */
-    elem_t replica;     /* the step's order replayed on the CPU (order.c) */
+    elem_t replica;     /* a COMBINE_FIXED_ORDER step's order replayed on the CPU (order.c) */
     int from_file;      /* the user's array: the bound may assume nothing of it */
 } reference_t;
 
@@ -259,8 +260,8 @@ void timed_runs(const work_t *w, int reps, double *us);
 
 /* ---- check.c ------------------------------------------------------------- */
 /* What a result must be: within the bound of its order of additions (or, for
- * COMBINE_FIXED_ORDER, the CPU replica's bits), the same every run if so
- * declared. */
+ * COMBINE_FIXED_ORDER, the CPU replica's bits; for COMBINE_EXACT, the
+ * correctly rounded sum's), the same every run if so declared. */
 typedef struct {
     combine_t combine;
     size_t chunk;             /* COMBINE_FIXED_ORDER: elements per chunk */
@@ -268,10 +269,10 @@ typedef struct {
 } rule_t;
 
 /* Checks every run's result (h_results[0..runs)) against the reference, with
- * the launch shape in res (n, grid, block), saying on stderr what is wrong;
+ * the run in res (n, seed, grid, block), saying on stderr what is wrong;
  * fills sum, reference, bound, error, ok, distinct and spread. */
 void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
-                uint64_t seed, result_t *res);
+                result_t *res);
 
 #ifdef __cplusplus
 }

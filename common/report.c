@@ -74,8 +74,7 @@ void format_report(char *buf, size_t len, const result_t *r)
         snprintf(bandwidth, sizeof bandwidth, "-");
     }
 #ifdef REDUCE_EXACT
-    snprintf(sum, sizeof sum, "sum %" PRIu32 " (exact %" PRIu32 ")", (uint32_t)r->sum,
-             r->reference_u32);
+    snprintf(sum, sizeof sum, "sum %" PRIu32 " (exact %" PRIu32 ")", (uint32_t)r->sum, r->reference_bits);
 #else
     snprintf(sum, sizeof sum, "sum %.9g (exact %.9g) err %.1e, bound %.1e%s", (double)r->sum,
              r->reference, r->error, r->bound,
@@ -120,10 +119,10 @@ void format_csv(char *buf, size_t len, const result_t *r)
     memcpy(&sum_bits, &r->sum, sizeof sum_bits);
 #ifdef REDUCE_EXACT
     snprintf(sum, sizeof sum, "%" PRIu32, (uint32_t)r->sum);
-    snprintf(ref, sizeof ref, "%" PRIu32, r->reference_u32);
-    snprintf(err, sizeof err, "%" PRIu32, (uint32_t)r->sum - r->reference_u32);
+    snprintf(ref, sizeof ref, "%" PRIu32, r->reference_bits);
+    snprintf(err, sizeof err, "%" PRIu32, (uint32_t)r->sum - r->reference_bits);
     snprintf(bound, sizeof bound, "0");
-    snprintf(hex, sizeof hex, "0x%08x,0x%08x,no,0", sum_bits, r->reference_u32);
+    snprintf(hex, sizeof hex, "0x%08x,0x%08x,no,0", sum_bits, r->reference_bits);
 #else
     snprintf(hex, sizeof hex, "0x%08x,0x%08x,%s,%.17g", sum_bits, r->reference_bits,
              r->overflow ? "yes" : "no", r->abs_sum);

@@ -1,10 +1,7 @@
-/* timing.c: the driver, one place for one GPU and for several (measure):
- *
- *   first runs   the checked run, then a warm-up whose time sets how many
- *                timed runs to make (fewer when one run is slow)
- *   timed runs   between CUDA events on every stream, queued in batches
- *                behind a gate so that the GPUs never wait for the host
- *   the result   median and min, of each run's slowest stream
+/* timing.c: the driver, one place for one GPU and for several (measure): the
+ * checked run, a warm-up whose time sets how many timed runs to make (fewer
+ * when one run is slow), then the timed runs, queued in batches behind a gate
+ * (below); a run's time is its slowest stream's.
  */
 #define _POSIX_C_SOURCE 200809L    /* clock_gettime, nanosleep: POSIX, not C11 */
 #include <math.h>
@@ -58,10 +55,19 @@ static void CUDART_CB gate_wait(void *arg)
  * thread that runs host functions) waiting. */
 static void gate_release(void) { atomic_store(&g_gate_open, 1); }
 
-/* Runs first .. first + m - 1 of the timed runs, one batch: us[j] is run
- * first + j's time, that of its slowest stream. */
-static void time_batch(const work_t *w, int first, int m, cudaEvent_t (*start)[BATCH],
-                       cudaEvent_t (*stop)[BATCH], double *us)
+/* Records event ev[i][e] on every stream i. */
+static void record(const work_t *w, cudaEvent_t (*ev)[2 * BATCH], int e)
+{
+    for (int i = 0; i < w->count; i++) {
+        CUDA_CHECK(cudaSetDevice(w->device[i]));
+        CUDA_CHECK(cudaEventRecord(ev[i][e], w->stream[i]));
+    }
+}
+
+/* Runs first .. first + m - 1 of the timed runs, one batch, between events
+ * ev[i][j] and ev[i][BATCH + j]: us[j] is run first + j's time, that of its
+ * slowest stream. */
+static void time_batch(const work_t *w, int first, int m, cudaEvent_t (*ev)[2 * BATCH], double *us)
 {
     atomic_store(&g_gate_open, 0);
     for (int i = 0; i < w->count; i++) {
@@ -71,15 +77,9 @@ static void time_batch(const work_t *w, int first, int m, cudaEvent_t (*start)[B
     for (int j = 0; j < m; j++) {
         int r = first + j;
         if (w->prepare) w->prepare(w->ctx, 2 + r);
-        for (int i = 0; i < w->count; i++) {
-            CUDA_CHECK(cudaSetDevice(w->device[i]));
-            CUDA_CHECK(cudaEventRecord(start[i][j], w->stream[i]));
-        }
+        record(w, ev, j);
         w->run(w->ctx, 2 + r, (r + 1) % w->copies);
-        for (int i = 0; i < w->count; i++) {
-            CUDA_CHECK(cudaSetDevice(w->device[i]));
-            CUDA_CHECK(cudaEventRecord(stop[i][j], w->stream[i]));
-        }
+        record(w, ev, BATCH + j);
     }
     atomic_store(&g_gate_open, 1);
     wait_all(w, "during the timed runs");
@@ -87,32 +87,25 @@ static void time_batch(const work_t *w, int first, int m, cudaEvent_t (*start)[B
         us[j] = 0;
         for (int i = 0; i < w->count; i++) {
             float ms = 0;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, start[i][j], stop[i][j]));
+            CUDA_CHECK(cudaEventElapsedTime(&ms, ev[i][j], ev[i][BATCH + j]));
             if (ms * 1e3 > us[j]) us[j] = ms * 1e3;
         }
     }
 }
 
-/* Every timed run's time in us[0..reps). */
 void timed_runs(const work_t *w, int reps, double *us)
 {
-    static cudaEvent_t start[MAX_STREAMS][BATCH], stop[MAX_STREAMS][BATCH];
+    static cudaEvent_t ev[MAX_STREAMS][2 * BATCH];     /* each run's start, then its stop */
     on_exit_cleanly(gate_release);
     for (int i = 0; i < w->count; i++) {
         CUDA_CHECK(cudaSetDevice(w->device[i]));
-        for (int j = 0; j < BATCH; j++) {
-            CUDA_CHECK(cudaEventCreate(&start[i][j]));
-            CUDA_CHECK(cudaEventCreate(&stop[i][j]));
-        }
+        for (int e = 0; e < 2 * BATCH; e++) CUDA_CHECK(cudaEventCreate(&ev[i][e]));
     }
     for (int b = 0; b < reps; b += BATCH)
-        time_batch(w, b, reps - b < BATCH ? reps - b : BATCH, start, stop, us + b);
+        time_batch(w, b, reps - b < BATCH ? reps - b : BATCH, ev, us + b);
     for (int i = 0; i < w->count; i++) {
         CUDA_CHECK(cudaSetDevice(w->device[i]));
-        for (int j = 0; j < BATCH; j++) {
-            CUDA_CHECK(cudaEventDestroy(start[i][j]));
-            CUDA_CHECK(cudaEventDestroy(stop[i][j]));
-        }
+        for (int e = 0; e < 2 * BATCH; e++) CUDA_CHECK(cudaEventDestroy(ev[i][e]));
     }
 }
 

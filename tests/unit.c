@@ -477,7 +477,7 @@ static void test_report(void)
     r.spread_ulp = 2;
 #ifdef REDUCE_EXACT
     r.sum = 7;
-    r.reference_u32 = 7;
+    r.reference_bits = 7;
 #else
     r.sum = 1.5f;
     r.reference = 1.5000001;

@@ -141,14 +141,10 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         need[t->device[i]] += (size_t)c->work.copies * c->stride * sizeof(elem_t) + c->sums_bytes[i] +
                               step->state_bytes + (size_t)c->slots * sizeof(elem_t) + ((size_t)1 << 20);
     for (int i = 0; i < t->local; i++) {
-        size_t free_b = 0, total_b = 0;
+        char gpu[300];
+        snprintf(gpu, sizeof gpu, "GPU %d (%s, rank %d's)", t->device[i], dev[i].name, c->R[i].rank);
         CUDA_CHECK(cudaSetDevice(t->device[i]));
-        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (need[t->device[i]] > free_b) {
-            char gpu[300];
-            snprintf(gpu, sizeof gpu, "GPU %d (%s, rank %d's)", t->device[i], dev[i].name, c->R[i].rank);
-            memory_fail(n, need[t->device[i]], free_b, gpu);
-        }
+        check_memory(n, need[t->device[i]], gpu);
     }
 }
 
@@ -199,8 +195,7 @@ static void tear_down(multi_run_t *c)
 
 /* ---- checks ------------------------------------------------------------------------------ */
 /* Rank i's verdict: every run's result, and its state left as it was found. */
-static int rank_ok(const multi_run_t *c, int i, int runs, const reference_t *ref, uint64_t seed,
-                   result_t *res)
+static int rank_ok(const multi_run_t *c, int i, int runs, const reference_t *ref, result_t *res)
 {
     rule_t rule = { c->step->combine, c->step->chunk, 1 };
     size_t state = c->step->state_bytes;
@@ -208,7 +203,7 @@ static int rank_ok(const multi_run_t *c, int i, int runs, const reference_t *ref
     if (!h) device_fail("out of host memory for the results");
     CUDA_CHECK(cudaSetDevice(c->R[i].L.device));
     CUDA_CHECK(cudaMemcpy(h, c->d_slots[i], (size_t)runs * sizeof(elem_t), cudaMemcpyDeviceToHost));
-    check_runs(&rule, h, runs, ref, seed, res);
+    check_runs(&rule, h, runs, ref, res);
     if (state) {
         unsigned char *s = (unsigned char *)(h + runs);
         CUDA_CHECK(cudaMemcpy(s, c->R[i].L.state, state, cudaMemcpyDeviceToHost));
@@ -218,19 +213,18 @@ static int rank_ok(const multi_run_t *c, int i, int runs, const reference_t *ref
     free(h);
     if (!res->ok)
         fprintf(stderr, "%s: n = %zu, seed %llu: rank %d of %d was wrong\n", g_step, res->n,
-                (unsigned long long)seed, c->R[i].rank, c->R[i].ranks);
+                (unsigned long long)res->seed, c->R[i].rank, c->R[i].ranks);
     return res->ok;
 }
 
 /* Every local rank's results; the report is rank 0's, with every rank's verdict. */
-static void check_ranks(const multi_run_t *c, int runs, const reference_t *ref, uint64_t seed,
-                        result_t *res)
+static void check_ranks(const multi_run_t *c, int runs, const reference_t *ref, result_t *res)
 {
     result_t first = *res;
     int ok = 1;
     for (int i = 0; i < c->team->local; i++) {
         result_t mine = first;
-        ok &= rank_ok(c, i, runs, ref, seed, &mine);
+        ok &= rank_ok(c, i, runs, ref, &mine);
         if (i == 0) *res = mine;
     }
     double bad = ok ? 0 : 1;               /* every process's verdict counts */
@@ -241,7 +235,6 @@ static void check_ranks(const multi_run_t *c, int runs, const reference_t *ref, 
 static int multi_one(const multi_step_t *step, const options_t *opt, const team_t *team,
                      const device_t *dev, size_t n, const source_t *src)
 {
-    uint64_t seed = src->seed;
     static multi_run_t c;                  /* large: not on the stack */
     memset(&c, 0, sizeof c);
     c.step = step;
@@ -253,11 +246,11 @@ static int multi_one(const multi_step_t *step, const options_t *opt, const team_
     measure(&c.work, opt, &t);
     result_t res = { .step = step->name, .technique = step->technique, .device = dev[0].name,
                      .input = src->file ? src->file->path : dist_info[src->dist].name,
-                     .n = n, .seed = seed, .block = c.R[0].L.block, .grid = c.R[0].L.grid,
+                     .n = n, .seed = src->seed, .block = c.R[0].L.block, .grid = c.R[0].L.grid,
                      .gpus = team->ranks, .reps = t.reps, .runs = t.runs, .warm = opt->warm,
                      .read_nothing = g_combine_only, .median_us = t.median_us, .min_us = t.min_us,
                      .peak_gbps = dev[0].peak_gbps * team->ranks };
-    check_ranks(&c, t.runs, &ref, seed, &res);
+    check_ranks(&c, t.runs, &ref, &res);
     if (team->first == 0) print_result(opt, &res);
     tear_down(&c);
     return res.ok ? EXIT_OK : EXIT_WRONG;
