@@ -46,12 +46,12 @@ return function(h)
                      "carveout_max" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
-    before = "the tail as it was before it was reworked (its time over the base's)",
+    before = "the tail before the first round of changes (its time over the base's)",
     thread0 = "thread 0 doing warp 0's work, with a fence on each side of the ticket, as before (its time over the base's)",
     fences = "a fence on each side of a plain ticket instead of the acquire-release ticket (added)",
     no_round = "the rounding (left out: the last block stores digit 0's bits)",
     carry_always = "a carry by every thread before the block sums its digits (added)",
-    no_flags = "the flags' reduction (left out: thread 0 writes the flag words the input needs)",
+    no_flags = "the flags' reduction (left out: warp 0 sets the flag words the input needs)",
     no_fetch = "the last block taking the grid's words back (left out: it rounds its own)",
     carveout_max = "asking for the largest shared-memory carveout (added)",
   }
