@@ -231,9 +231,10 @@ __global__ void total_kernel(const long long *sums, elem_t *out)
 // ---- NCCL --------------------------------------------------------------------
 // The communicators are step 09's (steps/nccl_comms.cuh), as in step 10.
 // Phase 2, several ranks: sums[WORDS..2 WORDS) on every rank = the sum of
-// every rank's sums[0..WORDS), as 64-bit integers. Each word is under 2^31
-// (a carried digit, or a count of blocks), so 1024 ranks' sums stay under
-// 2^41: exact, in any order. Out of place, so that --combine-only can repeat
+// every rank's sums[0..WORDS), as 64-bit integers. Each word is the grid's
+// sum of a carried digit over its blocks (under 2^31 times their number) or
+// a count of blocks, so 1024 ranks' sums stay far under 2^63 at any grid
+// the step chooses: exact, in any order. Out of place, so that --combine-only can repeat
 // it. One thread driving several GPUs groups its calls, as in step 09.
 static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
 {

@@ -100,9 +100,9 @@ __global__ void total_kernel(const long long *sums, elem_t *out)
 // comm_error. New here is what goes through them:
 // [begin all_reduce]
 // Phase 2, several ranks: sums[WORDS..2 WORDS) on every rank = the sum of
-// every rank's sums[0..WORDS), as 64-bit integers. Each word is under 2^31
-// (a carried digit, or a count of blocks), so 1024 ranks' sums stay under
-// 2^41: exact, in any order. Out of place, so that --combine-only can repeat
+// every rank's sums[0..WORDS), as 64-bit integers. Each word is a digit
+// within 2^31 + 1 (the last block carries them twice) or a count of blocks
+// (under 2^31), so 1024 ranks' sums stay under 2^42: exact, in any order. Out of place, so that --combine-only can repeat
 // it. One thread driving several GPUs groups its calls, as in step 09.
 static void all_reduce(const team_t *t, const rank_t *R, const cudaStream_t *stream)
 {
