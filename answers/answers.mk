@@ -50,7 +50,7 @@ endef
 ANSWERS :=
 $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 # The answers of the appendix on small sizes include the programs' own headers.
-$(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh
+$(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh bench/thread_sum.cuh
 $(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh
 
 # Answers on several GPUs are built like steps 09 and 10, where NCCL and MPI

@@ -19,7 +19,7 @@
 #include <cuda/atomic>
 #include <utility>
 
-#include "clusters_loads.cuh"   // thread_sum_loads, thread_sum_async
+#include "clusters_loads.cuh"   // thread_sum, thread_sum_async
 #include "clusters_meet.cuh"    // meet_t, block_total, meet, partials_kernel
 
 #define MAX_CLUSTER 16       // blocks in a cluster, non-portable sizes included
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(BLOCK) cluster_sum_kernel(const elem_t *in, si
     if constexpr (ASYNC_LOADS)
         v = thread_sum_async<BLOCK>(block, in, n);
     else
-        v = thread_sum_loads<BLOCK>(in, n);
+        v = thread_sum<BLOCK>(in, n);
     v = cg::reduce(tile, v, cg::plus<elem_t>());
     if (tile.thread_rank() == 0)
         tile_sums[tile.meta_group_rank()] = v;

@@ -26,7 +26,7 @@ flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
 flags_clusters_async := -DASYNC_LOADS=1
 CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh \
-                  bench/clusters_host.h
+                  bench/thread_sum.cuh bench/clusters_host.h
 CLUSTERS_FLOAT := $(CLUSTERS_NAMES:%=$(CLUSTERS_DIR)/%)
 CLUSTERS_EXACT := $(CLUSTERS_NAMES:%=$(BUILD)/exact/clusters/%)
 
@@ -54,7 +54,7 @@ $(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
 
 # The flag-word sum (bench/flag_sum.cu): blocks meet through one flagged word
 # each. No cluster in it: it builds and runs wherever the steps do.
-FLAG_SUM_SRCS := bench/flag_sum.cu bench/flag_sum.cuh
+FLAG_SUM_SRCS := bench/flag_sum.cu bench/flag_sum.cuh bench/thread_sum.cuh
 $(CLUSTERS_DIR)/flag_sum: $(FLAG_SUM_SRCS) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)

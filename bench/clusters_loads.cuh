@@ -1,5 +1,6 @@
 /* clusters_loads.cuh: one thread's share of the sum, for bench/clusters.cu,
- * two ways: 16-byte loads into registers, as step 07 does (thread_sum_loads),
+ * two ways: 16-byte loads into registers, as step 07 does (thread_sum, from
+ * thread_sum.cuh),
  * or the same vectors in the same order copied through shared memory with
  * cg::memcpy_async (thread_sum_async, the clusters_async build), so that the
  * two give the same bits and differ only in how the bytes arrive.
@@ -20,41 +21,12 @@ namespace cg = cooperative_groups;
 
 #define LOADS_IN_FLIGHT 4    // 16-byte loads (or chunks of the block's) in flight per thread
 #ifndef ASYNC_LOADS
-#define ASYNC_LOADS 0        // 1: thread_sum_async instead of thread_sum_loads
+#define ASYNC_LOADS 0        // 1: thread_sum_async instead of thread_sum
 #endif
 
+#include "thread_sum.cuh"     // thread_sum: 16-byte loads into registers
+
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-// [begin thread_sum_loads]
-// Vectors i, i + stride, i + 2 stride, ... of in (i the thread's rank in the
-// grid, stride the grid's threads): whole rounds of LOADS_IN_FLIGHT loads,
-// then one guarded round, still all in flight; then the last n % 4 elements.
-template <int BLOCK>
-__device__ elem_t thread_sum_loads(const elem_t *in, size_t n)
-{
-    const elem4_t *in4 = (const elem4_t *)in;
-    size_t n4 = n / 4, rank = (size_t)blockIdx.x * BLOCK + threadIdx.x;
-    size_t stride = (size_t)gridDim.x * BLOCK, i = rank;
-    elem_t sum = 0;
-    elem4_t v[LOADS_IN_FLIGHT];
-    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = in4[i + k * stride];
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    }
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)             // past the end: zeros, added exactly
-        v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    if (rank < n - n4 * 4)
-        sum += in[n4 * 4 + rank];
-    return sum;
-}
-// [end thread_sum_loads]
 
 // Vectors [start, start + BLOCK) of in4, those below n4, copied by the block
 // into slot and committed as one batch (an empty one past the end, so that
@@ -68,7 +40,7 @@ __device__ void copy_chunk(cg::thread_block block, elem4_t *slot, const elem4_t 
 }
 
 // [begin thread_sum_async]
-// thread_sum_loads's vectors, in its order: chunk j of the block is its
+// thread_sum's vectors, in its order: chunk j of the block is its
 // threads' j-th vectors, BLOCK of them side by side. LOADS_IN_FLIGHT chunks
 // are on their way at a time, in a ring of LOADS_IN_FLIGHT + 1 slots of
 // dynamic shared memory; thread t adds vector t of each chunk that arrives.

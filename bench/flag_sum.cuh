@@ -1,6 +1,6 @@
 /* flag_sum.cuh: what bench/flag_sum.cu does before its blocks meet: each
- * thread's share of the input (thread_sum) and each block's total
- * (block_total), with the block size a constant, as the probes of
+ * thread's share of the input (thread_sum, from thread_sum.cuh) and each
+ * block's total (block_total), with the block size a constant, as the probes of
  * bench/latency.cu that led to the program have it. The answers on flag words
  * (answers/flag_block0.cu, answers/flag_no_clear.cu) include it too, so that
  * they differ from the program only in how the blocks meet.
@@ -10,42 +10,10 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
+#include "thread_sum.cuh"     // thread_sum: the thread's share
+
 namespace cg = cooperative_groups;
 
-// [begin thread_sum]
-// The sum of this thread's share of in[0..n): vectors i, i + stride,
-// i + 2 stride, ... (i the thread's rank in the grid, stride the grid's
-// threads), in whole rounds of LOADS_IN_FLIGHT loads, then one guarded round
-// with all its loads still in flight (past the end: zeros, added exactly),
-// then the last n % 4 elements. in must be 16-byte aligned. Valid in every
-// thread.
-template <int BLOCK>
-__device__ elem_t thread_sum(const elem_t *in, size_t n)
-{
-    const elem4_t *in4 = (const elem4_t *)in;
-    size_t n4 = n / 4, rank = (size_t)blockIdx.x * BLOCK + threadIdx.x;
-    size_t stride = (size_t)gridDim.x * BLOCK, i = rank;
-    elem_t sum = 0;
-    elem4_t v[LOADS_IN_FLIGHT];
-    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = in4[i + k * stride];
-        #pragma unroll
-        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    }
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-        v[k] = i + k * stride < n4 ? in4[i + k * stride] : elem4_t{};
-    #pragma unroll
-    for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-        sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-    if (rank < n - n4 * 4)
-        sum += in[n4 * 4 + rank];
-    return sum;
-}
-// [end thread_sum]
 
 // One value per thread summed across the block: each tile's tree of five
 // shuffles, then warp 0's over the tiles' sums (log2 BLOCK additions in

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(BLOCK) probe_kernel(const float *in, size_t n,
     cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
     if (PIECE == P_EARLY)
         cudaTriggerProgrammaticLaunchCompletion();
-    float v = thread_sum_loads<BLOCK>(in, n);
+    float v = thread_sum<BLOCK>(in, n);
     if (PIECE == P_READ || PIECE == P_WRITE) {
         if (v == NEVER || (PIECE == P_WRITE && block.thread_rank() == 0))
             p.totals[blockIdx.x] = v;
