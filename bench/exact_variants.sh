@@ -23,6 +23,9 @@
 #   no_fetch      the last block does not take the grid's words back (the
 #                 exchanges) and rounds its own: what fetching them costs
 #   carveout_max  the kernel asks for the largest shared-memory carveout
+#   redux_sum     the block's digit sums by three 32-bit REDUX adds on 27-bit
+#                 pieces (sm_80 and newer) instead of cg::reduce's five rounds
+#                 of 64-bit shuffles: a candidate, what it would save
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -64,7 +67,8 @@ s|i < WORDS ? words\[i\] : 0|i < DIGITS ? words[i] : i == NOT_NEG_ZERO_COUNT|' \
     's|if (tile.meta_group_rank() == tiles - 1) {|if (false) {|'
 variant no_fetch '' 's|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|(void)state;|'
 variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));\)|\1\n    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));|' ''
-NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max"
+variant redux_sum '' 's|s = cg::reduce(tile, s, cg::plus<long long>());|{ unsigned long long u = (unsigned long long)s; long long lo = __reduce_add_sync(~0u, (unsigned)(u \& 0x7ffffff)), mid = __reduce_add_sync(~0u, (unsigned)(u >> 27 \& 0x7ffffff)); int hi = (int)__reduce_add_sync(~0u, (unsigned)(int)(s >> 54)); s = lo + (mid << 27) + ((long long)hi << 54); }|'
+NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max redux_sum"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -149,7 +153,7 @@ dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-       "carveout_max"],
+       "carveout_max", "redux_sum"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
