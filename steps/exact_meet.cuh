@@ -35,10 +35,10 @@ HOST_DEVICE unsigned long long word_take(unsigned long long *w)   // read it, le
 
 // The ticket is itself the fence, both ways (step 06 puts a __threadfence()
 // on each side of a plain atomicAdd): an acquire-release add at the GPU's
-// scope. Release: this thread's word adds, before it in program order, are
-// seen by whoever sees its ticket. Acquire: the last block sees every word
-// that the blocks before it released. Measured on an H100, this saves about
-// 0.3 us a sum against the two fences (results/NOTES.md).
+// scope. Release: the word adds before it (this thread's, or its warp's
+// before a barrier) are seen by whoever sees its ticket. Acquire: the last
+// block sees every word that the blocks before it released. Measured on an
+// H100, the two fences cost 0.3 to 0.6 us a sum (results/NOTES.md).
 HOST_DEVICE unsigned ticket(unsigned *blocks_done)
 {
 #ifdef __CUDA_ARCH__
@@ -50,7 +50,9 @@ HOST_DEVICE unsigned ticket(unsigned *blocks_done)
 }
 
 // One thread of a block adds the block's words w (digits carried, each in
-// [-2^31, 2^31); counts) to the grid's and takes a ticket, as in step 06.
+// [-2^31, 2^31); counts) to the grid's and takes a ticket, as in step 06:
+// how the CPU tests meet the blocks, one after another (on the GPU, warp 0
+// does the same with a lane per word: combine_warp, below).
 // A grid word sums under 2^31 blocks' words: under 2^62 in size, and
 // integer addition does not care in which order the blocks come (the atomics
 // add two's complement bits: as unsigned, the same add). A word that is zero
