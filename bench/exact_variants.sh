@@ -23,9 +23,8 @@
 #   no_fetch      the last block does not take the grid's words back (the
 #                 exchanges) and rounds its own: what fetching them costs
 #   carveout_max  the kernel asks for the largest shared-memory carveout
-#   redux_sum     the block's digit sums by three 32-bit REDUX adds on 27-bit
-#                 pieces (sm_80 and newer) instead of cg::reduce's five rounds
-#                 of 64-bit shuffles: a candidate, what it would save
+#   shuffle_sum   the block's digit sums by cg::reduce's five rounds of 64-bit
+#                 shuffles instead of three 32-bit REDUX adds (tile_sum)
 #   copies2       the grid's words in two copies, odd blocks adding to the
 #                 second: half the blocks' adds queue at each address; the
 #                 last block takes both back in one exchange (lanes 16 to 29)
@@ -73,8 +72,8 @@ variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cud
 variant copies2 '' 's|unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words\[i\]\[0\]|unsigned long long words[WORDS][LINE_WORDS], words2[WORDS][LINE_WORDS];   // words[i][0]|
 s|word_add(&state->words\[i\]\[0\], (unsigned long long)\*w);|word_add(\&(blockIdx.x \& 1 ? state->words2 : state->words)[i][0], (unsigned long long)*w);|
 s|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|*w = i < WORDS ? (long long)word_take(\&state->words[i][0]) : i - 16 < WORDS ? (long long)word_take(\&state->words2[i - 16][0]) : 0; long long o = warp.shfl_down(*w, 16); *w = i < 16 ? *w + o : 0;|'
-variant redux_sum '' 's|s = cg::reduce(tile, s, cg::plus<long long>());|\n#if __CUDA_ARCH__ >= 800\n{ unsigned long long u = (unsigned long long)s; long long lo = __reduce_add_sync(~0u, (unsigned)(u \& 0x7ffffff)), mid = __reduce_add_sync(~0u, (unsigned)(u >> 27 \& 0x7ffffff)); int hi = (int)__reduce_add_sync(~0u, (unsigned)(int)(s >> 54)); s = lo + (mid << 27) + ((long long)hi << 54); }\n#else\n        s = cg::reduce(tile, s, cg::plus<long long>());\n#endif|'
-NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max redux_sum copies2"
+variant shuffle_sum '' 's|^#if __CUDA_ARCH__ >= 800$|#if 0|'
+NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -129,6 +128,7 @@ for round in 1 2; do
     run step10_no_fp64 build/step10_no_fp64 --gpus 1 --n $SIZES
     run step10_block1024 ./step10 --gpus 1 --block 1024 --n 2^24,2^25,2^26,2^28
     run step10_block256 ./step10 --gpus 1 --block 256 --n 2^24,2^25
+    run step10_block512 ./step10 --gpus 1 --block 512 --n 2^24,2^25
     run step07_25 ./step07 --n 2^25
     run step10_25 ./step10 --gpus 1 --n 2^25
     run step07_wide ./step07 --input wide --n $SIZES
@@ -162,13 +162,13 @@ dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-       "carveout_max", "redux_sum", "copies2"],
+       "carveout_max", "shuffle_sum", "copies2"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
                                   "step07_wide", "step10_wide"], sizes)
 table("launch shapes at 2^24 and 2^25", ["step07", "step07_25", "step10", "step10_25", "step10_block256",
-                                         "step10_block1024"], [1 << 24, 1 << 25])
+                                         "step10_block512", "step10_block1024"], [1 << 24, 1 << 25])
 print("%-18s" % "10 / 07" + "".join("%9.3f" % (med[("step10", n)] / med[("step07", n)])
                                   if ("step10", n) in med and ("step07", n) in med else "%9s" % "-"
                                   for n in sizes))

@@ -127,9 +127,10 @@ static size_t digits_bytes(int block)
     return (size_t)block * DIGITS * sizeof(long long);
 }
 
-// Threads per block from n: 1024 once every multiprocessor has eight
+// Threads per block from n: 1024 once every multiprocessor has four
 // groups for each of 1024 threads (fewer, larger blocks stream a little
-// faster: measured, results/NOTES.md), where the GPU gives a block its 80 KB;
+// faster from there: measured, results/NOTES.md), where the GPU gives a
+// block its 80 KB;
 // 512 once it has one group for each of 512; 256 below, so that a small
 // input spreads over twice the multiprocessors (2^20 on 132: 128 blocks).
 static int block_size(const launch_t *L)
@@ -137,7 +138,7 @@ static int block_size(const launch_t *L)
     size_t round = 4 * GROUP_VECTORS;                     // elements per thread per round
     int most = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, L->device));
-    if (L->n >= 8 * 1024 * round * L->sm_count && digits_bytes(1024) + WORDS * 8 <= (size_t)most)
+    if (L->n >= 4 * 1024 * round * L->sm_count && digits_bytes(1024) + WORDS * 8 <= (size_t)most)
         return 1024;
     return L->n >= 512 * round * L->sm_count ? 512 : 256;
 }
