@@ -25,6 +25,9 @@
 #   carveout_max  the kernel asks for the largest shared-memory carveout
 #   shuffle_sum   the block's digit sums by cg::reduce's five rounds of 64-bit
 #                 shuffles instead of three 32-bit REDUX adds (tile_sum)
+#   window_round  the rounding as it was before the conversion did it: the
+#                 window's top bit found, 24 bits kept, the rest compared with
+#                 half (from git)
 #   copies2       the grid's words in two copies, odd blocks adding to the
 #                 second: half the blocks' adds queue at each address; the
 #                 last block takes both back in one exchange (lanes 16 to 29)
@@ -82,6 +85,17 @@ done
 if [ ! -s "$V/thread0/exact_meet.cuh" ]; then
     echo "exact_variants: no git history here: the variant 'thread0' is left out" >&2
     NAMES=${NAMES/thread0 /}
+fi
+mkdir -p "$V/window_round"
+for f in 10_exact.cu $ACC; do                     # the bit-by-bit rounding, from git
+    git show "b755ba6:steps/$f" > "$V/window_round/$f.new" 2>/dev/null || break
+    cmp -s "$V/window_round/$f.new" "$V/window_round/$f" && rm "$V/window_round/$f.new" ||
+        mv "$V/window_round/$f.new" "$V/window_round/$f"
+done
+if [ -s "$V/window_round/exact_meet.cuh" ]; then
+    NAMES="$NAMES window_round"
+else
+    echo "exact_variants: no git history here: the variant 'window_round' is left out" >&2
 fi
 mkdir -p "$V/before"
 for f in 10_exact.cu exact_acc.cuh; do            # (from git, where the copy has it)
@@ -162,7 +176,7 @@ dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-       "carveout_max", "shuffle_sum", "copies2"],
+       "carveout_max", "shuffle_sum", "copies2", "window_round"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",

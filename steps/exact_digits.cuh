@@ -59,15 +59,6 @@ HOST_DEVICE double pow2(int k)             // 2^k for -1022 <= k <= 1023
 #endif
 }
 
-HOST_DEVICE int leading_zeros64(unsigned long long x)  // x != 0
-{
-#ifdef __CUDA_ARCH__
-    return __clzll((long long)x);
-#else
-    return __builtin_clzll(x);
-#endif
-}
-
 // NaN, +inf, -inf, and "a term other than -0" (the sign of a zero sum), for one element.
 HOST_DEVICE unsigned special_flags(unsigned u)
 {

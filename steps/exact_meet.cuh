@@ -76,33 +76,21 @@ HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 
 // ---- 6. the one rounding -----------------------------------------------------
 // [begin round]
-// The bits of the float nearest to X = W 2^base + R units (ties to even),
-// W != 0, where R, of which only its sign r (-1, 0 or 1) is known, is less
-// than one unit of W: |R| < 2^base. The magnitude |X| is |W| 2^base plus or
-// minus |R|; minus borrows one from |W| and leaves 2^base - |R|, which is not
-// zero either. Its top bit is t; below 2^24 units (t < 24, only when base
-// is 0 and R is 0) |X| is a float's bits already (subnormal, or the first
-// normal binade). Above, the float keeps the 24 bits from t down, that is
-// |W| >> c for the c bits of the window below them, and (t - 23) << 23 plus
-// them are its bits: exponent and significand in one add, so a round-up
-// that carries into the exponent, or past the largest exponent into
-// infinity, needs no case of its own.
-HOST_DEVICE unsigned round_window(long long W, int base, int r)
+// The bits of the float nearest to Q 2^s units (ties to even), Q a whole
+// number other than 0: either s = 0, or |Q| >= 2^24. Converting a 64-bit
+// integer to float rounds it to 24 bits, to nearest, ties to even (one
+// instruction on the GPU; C on the CPU rounds the same way by default);
+// adding s - 149 to the exponent field then scales the float exactly, and
+// one past the largest exponent is infinity. Below 2^24 units (s = 0 only)
+// Q's magnitude is the float's bits already: the subnormals and the first
+// normal binade are encoded that way; above, every float here is normal.
+HOST_DEVICE unsigned round_scaled(long long q, int s)
 {
-    unsigned sign = W < 0 ? NEG_ZERO_BITS : 0;
-    unsigned long long win = W < 0 ? 0 - (unsigned long long)W : (unsigned long long)W;
-    r = sign ? -r : r;                                    // the sign of R in |X|
-    bool below = r != 0;                                  // a bit under the window is 1
-    win -= r < 0;                                         // the borrow
-    int top = 63 - leading_zeros64(win);
-    int t = base + top;
-    if (t < 24) return sign | (unsigned)win;
-    int c = top - 23;                                     // at least 1: see round_top
-    unsigned kept = (unsigned)(win >> c);
-    unsigned long long rest = win & ((1ull << c) - 1), half = 1ull << (c - 1);
-    bool up = rest > half || (rest == half && (below || (kept & 1)));
-    unsigned bits = ((unsigned)(t - 23) << 23) + kept + up;
-    return sign | (bits < POS_INF_BITS ? bits : POS_INF_BITS);
+    unsigned sign = q < 0 ? NEG_ZERO_BITS : 0;
+    unsigned long long m = q < 0 ? 0 - (unsigned long long)q : (unsigned long long)q;
+    if (m < (1u << 24)) return sign | (unsigned)m;
+    long long bits = (long long)bits_of((float)m) + (long long)(s - 149) * (1 << 23);
+    return sign | (unsigned)(bits < POS_INF_BITS ? bits : POS_INF_BITS);
 }
 
 // The float nearest to the sum of digits d[i] 2^(32 i), each within
@@ -110,14 +98,18 @@ HOST_DEVICE unsigned round_window(long long W, int base, int r)
 // it, next, and low, the top digit that is not zero under next (or 0). The
 // digits under any digit j add up to less than 2^(32 j) in size, so low's
 // sign is the sign of everything under next, and the top digit's sign is
-// the sum's. The window is top 2^31 + next / 2, which fits a long long, with
-// next's last bit put with the rest (it is 0 or 1, so the rest's sign is 1
-// if it is 1). The window's top bit is then at 29 or more (k >= 1), so c >= 6.
+// the sum's. From k = 1 the window p = top 2^30 + floor(next / 4) fits a
+// long long with room to spare, |p| >= 2^29 - 1, and what it leaves out,
+// f, is in (-1/4, 1) of its last place: positive if next's two low bits are
+// not 0, else of low's sign. 2p + sign(f) then rounds as the sum does:
+// 2p + 2f lies in the same gap between two even numbers, and every float
+// and every halfway point at that scale (30 bits or more, 24 kept) is even.
 HOST_DEVICE unsigned round_top(int k, long long top, long long next, long long low)
 {
-    if (k == 0) return round_window(top, 0, 0);
-    int r = (next & 1) ? 1 : (low > 0) - (low < 0);
-    return round_window(top * 2147483648LL + (next >> 1), 32 * (k - 1) + 1, r);
+    if (k == 0) return round_scaled(top, 0);
+    long long p = top * (1ll << 30) + (next >> 2);
+    int f = (next & 3) ? 1 : (low > 0) - (low < 0);
+    return round_scaled(2 * p + f, 32 * k - 31);
 }
 
 // IEEE's special cases, from the counts: a NaN, or +inf with -inf, gives

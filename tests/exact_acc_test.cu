@@ -333,12 +333,12 @@ static void examples()
     acc_add_float(f, 1, bits_of(1.5f));                 // m = 12582912, p = 126: digit 3, shifted 30
     check(f[3] == 12582912ll << 30, "acc_add_float(1.5f): 12582912 * 2^126 units");
     // The rounding from carried digits, where a digit below the top ones decides:
-    // 2^64 - 1 units borrows from the window and rounds up to 2^64 units = 2^-85;
-    // 2^57 + 2^33 units is a tie (half an ulp of 2^34 over 2^57) that goes to
-    // even, 2^57; one unit more (next's last bit, put with the rest) goes up;
-    // one unit less, in a negative sum, borrows and goes down to -2^57 units.
+    // 2^64 - 1 units is the window 2^64 less a rest under it, and rounds up to
+    // 2^64 units = 2^-85; 2^57 + 2^33 units is a tie (half an ulp of 2^34 over
+    // 2^57) that goes to even, 2^57; one unit more (a rest of digit 0 alone)
+    // goes up; one unit less, in a negative sum, goes down to -2^57 units.
     struct { long long d0, d1, d2; float want; const char *what; } cases[] = {
-        { -1, 0, 1, 0x1p-85f, "acc_round(2^64 - 1 units): the borrow, then up" },
+        { -1, 0, 1, 0x1p-85f, "acc_round(2^64 - 1 units): a negative rest, then up" },
         { 1, 0, -1, -0x1p-85f, "acc_round(-(2^64 - 1) units)" },
         { 0, (1ll << 25) + 2, 0, 0x1p-92f, "acc_round(2^57 + 2^33 units): a tie, to even" },
         { 1, (1ll << 25) + 2, 0, 0x1p-92f + 0x1p-115f, "acc_round(2^57 + 2^33 + 1 units): up" },

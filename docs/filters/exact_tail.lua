@@ -43,7 +43,8 @@ return function(h)
   local TARGETS = { { lo = 2 ^ 24, hi = 2 ^ 28, most = 1.03 }, { lo = 2 ^ 20, hi = 2 ^ 20, most = 1.15 } }
   local STEPS = { "step07", "step10", "step10_no_fp64", "step10_block1024", "step07_wide", "step10_wide" }
   local VARIANTS = { "base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-                     "carveout_max", "shuffle_sum", "copies2" }
+                     "carveout_max", "shuffle_sum", "copies2",
+                     "window_round" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -55,10 +56,11 @@ return function(h)
     no_fetch = "the last block taking the grid's words back (left out: it rounds its own)",
     carveout_max = "asking for the largest shared-memory carveout (added)",
     shuffle_sum = "the block's digit sums by 64-bit shuffles (cg::reduce) instead of three 32-bit REDUX adds (added)",
+    window_round = "the rounding bit by bit (the window's top bit, 24 kept, the rest against half) instead of by the conversion (added)",
     copies2 = "the grid's words in two copies, odd blocks adding to the second (what it saves)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
-                 shuffle_sum = true }
+                 shuffle_sum = true, window_round = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
