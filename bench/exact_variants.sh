@@ -28,6 +28,13 @@
 #   window_round  the rounding as it was before the conversion did it: the
 #                 window's top bit found, 24 bits kept, the rest compared with
 #                 half (from git)
+#   group16       groups of 16 elements (4 vectors) instead of 32, at most
+#                 40 registers and blocks of 512: 1536 threads a
+#                 multiprocessor instead of 1024, 4 loads in flight each
+#   group16_1024  groups of 16, the launch as the step's (1024 threads a
+#                 multiprocessor): what the smaller group alone does
+#   prefetch      each thread asks L2 for its next group's vectors (PTX
+#                 prefetch.global.L2) before it adds the group it has
 #   copies2       the grid's words in two copies, odd blocks adding to the
 #                 second: half the blocks' adds queue at each address; the
 #                 last block takes both back in one exchange (lanes 16 to 29)
@@ -75,8 +82,12 @@ variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cud
 variant copies2 '' 's|unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words\[i\]\[0\]|unsigned long long words[WORDS][LINE_WORDS], words2[WORDS][LINE_WORDS];   // words[i][0]|
 s|word_add(&state->words\[i\]\[0\], (unsigned long long)\*w);|word_add(\&(blockIdx.x \& 1 ? state->words2 : state->words)[i][0], (unsigned long long)*w);|
 s|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|*w = i < WORDS ? (long long)word_take(\&state->words[i][0]) : i - 16 < WORDS ? (long long)word_take(\&state->words2[i - 16][0]) : 0; long long o = warp.shfl_down(*w, 16); *w = i < 16 ? *w + o : 0;|'
+variant group16 's|__launch_bounds__(1024)|__maxnreg__(40)|
+s|        return 1024;|        return 512;|' 's|#define GROUP_VECTORS 8|#define GROUP_VECTORS 4|'
+variant group16_1024 '' 's|#define GROUP_VECTORS 8|#define GROUP_VECTORS 4|'
+variant prefetch '' 's|^        acc_add_group(d, stride, v, &flags);|#ifdef __CUDA_ARCH__\n        UNROLL\n        for (int k = 0; k < GROUP_VECTORS; k++)\n            if (4 * (i + (GROUP_VECTORS + k) * threads) + 4 <= n)\n                asm volatile("prefetch.global.L2 [%0];" :: "l"(in4 + i + (GROUP_VECTORS + k) * threads));\n#endif\n        acc_add_group(d, stride, v, \&flags);|'
 variant shuffle_sum '' 's|^#if __CUDA_ARCH__ >= 800$|#if 0|'
-NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2"
+NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -176,7 +187,7 @@ dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-       "carveout_max", "shuffle_sum", "copies2", "window_round"],
+       "carveout_max", "shuffle_sum", "copies2", "window_round", "group16", "group16_1024", "prefetch"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
