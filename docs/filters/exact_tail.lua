@@ -44,7 +44,7 @@ return function(h)
   local STEPS = { "step07", "step10", "step10_no_fp64", "step10_block1024", "step07_wide", "step10_wide" }
   local VARIANTS = { "base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
                      "carveout_max", "shuffle_sum", "copies2",
-                     "window_round" }
+                     "window_round", "group16", "group16_1024", "prefetch" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -57,10 +57,14 @@ return function(h)
     carveout_max = "asking for the largest shared-memory carveout (added)",
     shuffle_sum = "the block's digit sums by 64-bit shuffles (cg::reduce) instead of three 32-bit REDUX adds (added)",
     window_round = "the rounding bit by bit (the window's top bit, 24 kept, the rest against half) instead of by the conversion (added)",
-    copies2 = "the grid's words in two copies, odd blocks adding to the second (what it saves)",
+    group16 = "groups of 16 at 40 registers, blocks of 512: 1536 threads a multiprocessor instead of 1024 (its time over the base's)",
+    group16_1024 = "groups of 16 at the step's occupancy (its time over the base's)",
+    prefetch = "an L2 prefetch of each thread's next group before it adds the one it has (added)",
+    copies2 = "the grid's words in two copies, odd blocks adding to the second (added)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
-                 shuffle_sum = true, window_round = true }
+                 shuffle_sum = true, window_round = true, copies2 = true,
+                 group16 = true, group16_1024 = true, prefetch = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
