@@ -178,12 +178,12 @@ HOST_DEVICE unsigned thread_accumulate64(const elem_t *in, size_t n, size_t rank
 
 // ---- kernels ----------------------------------------------------------------
 // Every thread adds its share to its digits; the block sums its threads'
-// (block_words); the block's words join the grid's (acc_combine), and the
-// last block, or the only one, rounds them into *out, or leaves them in
-// rank_words for the other ranks. Lane l of tile w keeps digit i at
+// (block_words); warp 0 carries them, adds them to the grid's
+// (combine_warp), and in the last block, or the only one, rounds them into
+// *out (round_warp), or leaves them in rank_words for the other ranks, as
+// step 10's kernel does. Lane l of tile w keeps digit i at
 // digits[(w * DIGITS + i) * 32 + l]: one register plus a constant offset, and
-// 32 banks for a warp's lanes whatever digits they pick. Thread 0 keeps the
-// block's words in registers (w): from there on only constants index them.
+// 32 banks for a warp's lanes whatever digits they pick.
 __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n, acc_state_t *state,
                                                       long long *rank_words, elem_t *out)
 {
@@ -205,19 +205,26 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
     block.sync();                                  // every thread's digits and flags are in
     block_words(block, digits, tile_flags, words);
     block.sync();
-    if (block.thread_rank() == 0) {
-        long long w[WORDS];
-        for (int i = 0; i < WORDS; i++)
-            w[i] = words[i];
-        acc_carry(w, 1);                           // each digit in [-2^31, 2^31)
-        if (gridDim.x > 1 && !acc_combine(state, w, gridDim.x))
-            return;                                // not the last block
-        if (rank_words)
-            for (int i = 0; i < WORDS; i++)
-                rank_words[i] = w[i];
-        else
-            *out = acc_result(w);
+    if (tile.meta_group_rank() != 0)
+        return;                                    // warp 0 takes it from here, lane i word i
+    unsigned i = tile.thread_rank();
+    long long w = carry_round(tile, i < WORDS ? words[i] : 0);  // each digit in [-2^32, 2^32)
+    if (gridDim.x > 1 && !combine_warp(tile, state, &w, gridDim.x))
+        return;                                    // not the last block
+    w = carry_warp(tile, w);                       // each digit within 2^31 + 1
+    if (rank_words) {
+        if (i < WORDS)
+            rank_words[i] = w;
+        return;
     }
+#ifdef REDUCE_EXACT
+    if (i == 0)
+        *out = (elem_t)w;                          // the sum modulo 2^32: digit 0's low bits
+#else
+    unsigned bits = round_warp(tile, w);
+    if (i == 0)
+        *out = float_of(bits);
+#endif
 }
 // Several ranks: the sum of every rank's words, rounded by one thread.
 __global__ void total_kernel(const long long *sums, elem_t *out)
