@@ -372,6 +372,8 @@ help:
 	@echo "  make accuracy       (GPU) every program's error against the exact sum on every input,"
 	@echo "                      n = 2^10 to 2^24 (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv,"
 	@echo "                      accuracy-INPUT.svg)"
+	@echo "  make inputs-cost    (GPU) steps 07, 08, 10 and CUB's two sums timed on every input at 2^24"
+	@echo "                      and 2^28 (results/<gpu>/inputs_cost.csv)"
 	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
 	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"

@@ -60,4 +60,7 @@ claims: all claims-programs $(ANSWERS_DIR)/07_stride_bug
 accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front
 	python3 bench/accuracy.py
 
-.PHONY: claims-programs print-claims-builds claims accuracy
+inputs-cost: all bench
+	python3 bench/inputs_cost.py
+
+.PHONY: claims-programs print-claims-builds claims accuracy inputs-cost
