@@ -167,8 +167,8 @@ namespace cg = cooperative_groups;
 // A tile's sum of one value a lane, each under 2^58 in size. On sm_80 and
 // newer, three 32-bit REDUX adds on 27-bit pieces (32 lanes' pieces fit 32
 // bits; the top piece is signed), independent of one another, where
-// cg::reduce makes a chain of five rounds of 64-bit shuffles: 0.03 to 0.3 us
-// less a sum, measured (results/NOTES.md).
+// cg::reduce makes a chain of five rounds of 64-bit shuffles. What that saves
+// a sum is within what two rounds of timing resolve (results/NOTES.md).
 __device__ long long tile_sum(cg::thread_block_tile<32> tile, long long s)
 {
 #if __CUDA_ARCH__ >= 800
