@@ -97,8 +97,7 @@ HOST_DEVICE int group_kind64(unsigned hi, unsigned lo)
 HOST_DEVICE void acc_add_group64(long long *d, int stride, const elem_t *in, size_t n, size_t i,
                                  size_t threads, bool whole, unsigned *flags)
 {
-    float hi = 0;
-    unsigned lo = 0xffffffff;
+    unsigned hi = 0, lo = 0xffffffff;          // of 2 bits(x), and of 2 bits(x) - 2
     double sum = 0;
     ONE_AT_A_TIME
     for (int h = 0; h < 2; h++) {
@@ -108,15 +107,14 @@ HOST_DEVICE void acc_add_group64(long long *d, int stride, const elem_t *in, siz
         for (int k = 0; k < GROUP_VECTORS; k++) {
             UNROLL
             for (int j = 4 * k; j < 4 * k + 4; j++) {
-                float x = element(v, j);
-                hi = fmaxf(hi, fabsf(x));                 // drops a NaN: the sum keeps it
-                unsigned b = 2 * bits_of(x) - 2;
+                unsigned u = bits_of(element(v, j)), a = 2 * u, b = 2 * u - 2;
+                hi = a > hi ? a : hi;
                 lo = b < lo ? b : lo;
             }
             sum += ((double)v[k].x + (double)v[k].y) + ((double)v[k].z + (double)v[k].w);
         }
     }
-    int kind = fabs(sum) < INFINITY ? group_kind64(bits_of(hi), lo) : GROUP_SPECIAL;
+    int kind = group_kind64(hi >> 1, lo);
     if (kind == GROUP_EXACT) {
         int p = (int)((lo + 2) >> 24) - 1;                // E - 1 of the smallest |x|
         acc_add(d, stride, (long long)(sum * pow2(149 - p)), p);   // exact: a power of two
