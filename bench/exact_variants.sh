@@ -38,6 +38,26 @@
 #   copies2       the grid's words in two copies, odd blocks adding to the
 #                 second: half the blocks' adds queue at each address; the
 #                 last block takes both back in one exchange (lanes 16 to 29)
+# The streaming (results/NOTES.md, "the streaming gap, third round"); the
+# larger ones replace a block of the accumulator by bench/exact_variants/NAME.cuh:
+#   loads_only    the group's arithmetic left out: its bits added as integers
+#                 into digit 0 (wrong sums): the loads and the launch alone
+#   no_convert    the group summed in a float instead of a double (wrong sums
+#                 where a float cannot hold it): what the conversions cost
+#   split         the group's sum in two float halves, no conversion (split.cuh)
+#   skip_last     each thread's last group left out, its bits added as
+#                 loads_only adds them (wrong sums): what is left after the
+#                 last load
+#   float_hi      the group's largest |x| by fmaxf, and a test of the sum for
+#                 an infinity or a NaN, as the step had them (float_hi.cuh)
+#   spread        the warps' ranks spread over the blocks, so that a last,
+#                 partial round falls on every multiprocessor
+#   chunks        each warp reading 4 KB chunks, its loads at constant
+#                 offsets from one address (chunks.cuh)
+#   pipe          the next group's loads issued before the group's add into
+#                 the digits (pipe.cuh)
+#   async         the next group copied into shared memory (cp.async) while
+#                 the thread adds the one it has (async.cuh)
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -52,13 +72,25 @@ mkdir -p "$V"
 
 # ---- the sources -----------------------------------------------------------------
 ACC="exact_acc.cuh exact_digits.cuh exact_group.cuh exact_meet.cuh"
-variant() {    # variant NAME STEP_SED ACC_SED: writes $V/NAME/ from the step
-    mkdir -p "$V/$1"
+variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK]: writes $V/NAME/ from the step;
+    mkdir -p "$V/$1"          # FILE's block BLOCK becomes bench/exact_variants/NAME.cuh
     local same=1 h
     sed -e "$2" steps/10_exact.cu > "$V/$1/10_exact.cu.new"
     cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu || same=0
     for h in $ACC; do                          # the accumulator's headers
         sed -e "$3" "steps/$h" > "$V/$1/$h.new"
+        if [ -n "${4:-}" ] && [ "${4%%:*}" = "$h" ]; then
+            python3 - "$V/$1/$h.new" "${4#*:}" "bench/exact_variants/$1.cuh" <<'PY' || exit 2
+import sys
+path, name, src = sys.argv[1:]
+text = open(path).read()
+begin, end = "// [begin %s]\n" % name, "// [end %s]" % name
+if begin not in text or end not in text:
+    sys.exit("exact_variants: no block %s in %s" % (name, path))
+a, b = text.index(begin) + len(begin), text.index(end)
+open(path, "w").write(text[:a] + open(src).read() + text[b:])
+PY
+        fi
         cmp -s "$V/$1/$h.new" "steps/$h" || same=0
     done
     if [ "$1" != base ] && [ $same = 1 ]; then
@@ -87,7 +119,19 @@ s|        return 1024;|        return 512;|' 's|#define GROUP_VECTORS 8|#define 
 variant group16_1024 '' 's|#define GROUP_VECTORS 8|#define GROUP_VECTORS 4|'
 variant prefetch '' 's|^        acc_add_group(d, stride, v, &flags);|#ifdef __CUDA_ARCH__\n        UNROLL\n        for (int k = 0; k < GROUP_VECTORS; k++)\n            if (4 * (i + (GROUP_VECTORS + k) * threads) + 4 <= n)\n                asm volatile("prefetch.global.L2 [%0];" :: "l"(in4 + i + (GROUP_VECTORS + k) * threads));\n#endif\n        acc_add_group(d, stride, v, \&flags);|'
 variant shuffle_sum '' 's|^#if __CUDA_ARCH__ >= 800$|#if 0|'
+variant loads_only '' 's#^        acc_add_group(d, stride, v, &flags);#        unsigned x = 0;\n        UNROLL\n        for (int k = 0; k < GROUP_VECTORS; k++)\n            x ^= bits_of(v[k].x) + bits_of(v[k].y) + bits_of(v[k].z) + bits_of(v[k].w);\n        d[0] += x;\n        (void)stride;\n        flags |= SAW_NOT_NEG_ZERO;#'
+variant no_convert '' 's#^    double sum = 0;$#    float sum = 0;#
+s#sum += ((double)v\[k\].x + (double)v\[k\].y) + ((double)v\[k\].z + (double)v\[k\].w);#sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);#
+s#\*s = (long long)(sum \* pow2(149 - \*p));#*s = (long long)((double)sum * pow2(149 - *p));#'
+variant split '' '' exact_group.cuh:group_sum
+variant skip_last '' 's#^        acc_add_group(d, stride, v, &flags);#        if (4 * (i + GROUP_VECTORS * threads) >= n) {   // the thread\x27s last group: its bits only\n            unsigned x = 0;\n            UNROLL\n            for (int k = 0; k < GROUP_VECTORS; k++)\n                x ^= bits_of(v[k].x) + bits_of(v[k].y) + bits_of(v[k].z) + bits_of(v[k].w);\n            d[0] += x;\n            flags |= SAW_NOT_NEG_ZERO;\n        } else\n            acc_add_group(d, stride, v, \&flags);#'
+variant float_hi '' '' exact_group.cuh:group_sum
+variant spread 's#size_t rank = (size_t)blockIdx.x \* blockDim.x + threadIdx.x, threads#size_t rank = ((size_t)tile.meta_group_rank() * gridDim.x + blockIdx.x) * 32 + tile.thread_rank(), threads#' ''
+variant chunks '' '' exact_group.cuh:thread
+variant pipe '' '' exact_group.cuh:thread
+variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:thread
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
+NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -188,6 +232,9 @@ print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
        "carveout_max", "shuffle_sum", "copies2", "window_round", "group16", "group16_1024", "prefetch"],
+      [1 << 20, 1 << 22, 1 << 24, 1 << 26])
+table("the streaming (time; a probe's or a reorganisation's beside the base)",
+      ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
