@@ -18,7 +18,8 @@ helpers; it returns the handlers for these elements:
         each variant: its piece, the prediction that names it, and at each
         size what the piece adds to the time: the base's time minus the
         variant's where the variant leaves the piece out, the variant's minus
-        the base's where it adds it (ADDS below)
+        the base's where it adds it (ADDS below); labels="A B ...": those
+        labels instead of the tail's (the streaming's, STREAM below)
   []{.exact-m label="step10" n="2^24"}
         one number of the first exact_tail.csv; v: median (the default),
         against (with prediction="ID": a variant's cost at each size below,
@@ -45,6 +46,8 @@ return function(h)
   local VARIANTS = { "base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
                      "carveout_max", "shuffle_sum", "copies2",
                      "window_round", "group16", "group16_1024", "prefetch" }
+  -- The streaming's probes and reorganisations (a pieces table with labels="...").
+  local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -61,10 +64,20 @@ return function(h)
     group16_1024 = "groups of 16 at the step's occupancy (its time over the base's)",
     prefetch = "an L2 prefetch of each thread's next group before it adds the one it has (added)",
     copies2 = "the grid's words in two copies, odd blocks adding to the second (added)",
+    loads_only = "the group's arithmetic (left out: its bits added as integers; the loads and the launch alone)",
+    skip_last = "each thread's last group's arithmetic (left out, as in `loads_only`)",
+    no_convert = "the conversions to double (left out: the group summed in a float)",
+    float_hi = "the largest magnitude by `fmaxf` and a test of the sum, as before (its time over the base's)",
+    split = "the sum in two float halves, no conversion, four adds an element (its time over the base's)",
+    spread = "the warps' ranks spread over the blocks, the last round on every multiprocessor (its time over the base's)",
+    chunks = "4 KB a warp, loads at constant offsets from one address (its time over the base's)",
+    pipe = "the next group's loads issued before the add into the digits (its time over the base's)",
+    async = "the next group copied into shared memory (`cp.async`) during the add (its time over the base's)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
                  shuffle_sum = true, window_round = true, copies2 = true,
-                 group16 = true, group16_1024 = true, prefetch = true }
+                 group16 = true, group16_1024 = true, prefetch = true,
+                 float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
@@ -81,6 +94,7 @@ return function(h)
   local function known(label)
     for _, l in ipairs(STEPS) do if l == label then return true end end
     for _, l in ipairs(VARIANTS) do if l == label then return true end end
+    for _, l in ipairs(STREAM) do if l == label then return true end end
     return false
   end
 
@@ -304,6 +318,14 @@ return function(h)
 
   local function pieces(el)
     local sizes = sizes_of(el, "2^20 2^22 2^24 2^26")
+    local labels, stream = VARIANTS, el.attributes.labels ~= nil
+    if stream then
+      labels = {}
+      for l in el.attributes.labels:gmatch("%S+") do
+        if not known(l) then fail("exact-tail-pieces: unknown label '" .. l .. "'") end
+        labels[#labels + 1] = l
+      end
+    end
     local predicted = {}
     for _, p in ipairs(read_csv(PREDICTIONS) or fail("exact-tail-pieces: cannot read " .. PREDICTIONS)) do
       if p.variant ~= "" then predicted[p.variant] = p end
@@ -311,7 +333,7 @@ return function(h)
     return each_gpu(el, function(dir, d)
       local header, align, body = { "variant", "the piece", "predicted" }, { ":--", ":--", ":--" }, {}
       for _, n in ipairs(sizes) do header[#header + 1] = size_md(n); align[#align + 1] = "--:" end
-      for _, label in ipairs(VARIANTS) do
+      for _, label in ipairs(labels) do
         if label ~= "base" and d.sizes[label] then
           local p = predicted[label]
           local line = { "`" .. label .. "`", WHAT[label], p and ("(" .. p.id .. ") " .. range_text(p)) or "–" }
@@ -329,11 +351,11 @@ return function(h)
       end
       body[#body + 1] = line
       return h.pipe_table(header, align, body, string.format(
-        "Table: Step 10's tail on %s, piece by piece: what each piece adds to the time of one sum (the base's " ..
+        "Table: Step 10's %s on %s, piece by piece: what each piece adds to the time of one sum (the base's " ..
         "time minus the time of the variant that leaves it out, or the variant's minus the base's where the " ..
         "variant adds it), each time the median of its rounds' medians (`%s/%s`). Predicted: the change " ..
         "that the prediction, written before timing, was about, and what it was to save (`%s`).",
-        d.device, dir, FILE, PREDICTIONS))
+        stream and "streaming" or "tail", d.device, dir, FILE, PREDICTIONS))
     end)
   end
 
