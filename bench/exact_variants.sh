@@ -127,9 +127,9 @@ variant split '' '' exact_group.cuh:group_sum
 variant skip_last '' 's#^        acc_add_group(d, stride, v, &flags);#        if (4 * (i + GROUP_VECTORS * threads) >= n) {   // the thread\x27s last group: its bits only\n            unsigned x = 0;\n            UNROLL\n            for (int k = 0; k < GROUP_VECTORS; k++)\n                x ^= bits_of(v[k].x) + bits_of(v[k].y) + bits_of(v[k].z) + bits_of(v[k].w);\n            d[0] += x;\n            flags |= SAW_NOT_NEG_ZERO;\n        } else\n            acc_add_group(d, stride, v, \&flags);#'
 variant float_hi '' '' exact_group.cuh:group_sum
 variant spread 's#size_t rank = (size_t)blockIdx.x \* blockDim.x + threadIdx.x, threads#size_t rank = ((size_t)tile.meta_group_rank() * gridDim.x + blockIdx.x) * 32 + tile.thread_rank(), threads#' ''
-variant chunks '' '' exact_group.cuh:thread
-variant pipe '' '' exact_group.cuh:thread
-variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:thread
+variant chunks '' '' exact_group.cuh:accumulate
+variant pipe '' '' exact_group.cuh:accumulate
+variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
 NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async"
 mkdir -p "$V/thread0"

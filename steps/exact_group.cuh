@@ -158,6 +158,7 @@ HOST_DEVICE elem4_t load_vector(const elem_t *in, size_t n, size_t j)
     return v;
 }
 
+// [begin accumulate]
 // Adds thread `rank` of `threads` share of in[0..n) to its digits, and
 // returns its flags. Its groups are vectors i, i + threads, ...,
 // i + 7 threads, for i = rank, rank + 8 threads, ...: each load coalesced
@@ -183,5 +184,6 @@ HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, 
     }
     return flags;
 }
+// [end accumulate]
 // [end thread]
 

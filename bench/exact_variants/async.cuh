@@ -1,29 +1,6 @@
 // async: each thread's next group copied into shared memory (cp.async) while it
 // adds the one it has: 128 more bytes of shared memory a thread, no registers.
 // (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
-// What pads a group past the end: -0 adds nothing and is no term other than -0.
-#ifdef REDUCE_EXACT
-#define PAD 0u
-#else
-#define PAD (-0.0f)
-#endif
-
-// Vector j of in[0..n), padded past n.
-HOST_DEVICE elem4_t load_vector(const elem_t *in, size_t n, size_t j)
-{
-    if (4 * j + 4 <= n) return ((const elem4_t *)in)[j];
-    elem4_t v = { PAD, PAD, PAD, PAD };
-    if (4 * j + 0 < n) v.x = in[4 * j + 0];
-    if (4 * j + 1 < n) v.y = in[4 * j + 1];
-    if (4 * j + 2 < n) v.z = in[4 * j + 2];
-    return v;
-}
-
-// Adds thread `rank` of `threads` share of in[0..n) to its digits, and
-// returns its flags. Its groups are vectors i, i + threads, ...,
-// i + 7 threads, for i = rank, rank + 8 threads, ...: each load coalesced
-// across the warp, 8 in flight. Only a group that reaches the end of the
-// array checks each index. in must be 16-byte aligned (cudaMalloc gives 256).
 #ifdef __CUDA_ARCH__
 #include <cuda_pipeline.h>
 #endif
