@@ -86,13 +86,19 @@ HOST_DEVICE unsigned special_flags(unsigned u)
 // under 2^32 in size. For example s = -3, p = 33: q = 1, r = 1, and -6 is
 // 0xffffffff'ffffffff'fffffffa, so digit 1 gets 0xfffffffa, digit 2 gets
 // 0xffffffff and digit 3 gets -1: (2^32 - 6) + (2^32 - 1) 2^32 - 2^64 = -6.
+// The three digits are read before any is written: written as three +=,
+// the compiler must assume a write may change the next digit (stride could
+// be 0 for all it knows) and waits for each round trip to shared memory in
+// turn (results/NOTES.md, "the streaming gap, fourth round").
 HOST_DEVICE void acc_add(long long *d, int stride, long long s, int p)
 {
     int q = p >> 5, r = p & 31;
     unsigned long long low = (unsigned long long)s << r;   // bits 0..63 of s * 2^r
-    d[q * stride] += (unsigned)low;
-    d[(q + 1) * stride] += (unsigned)(low >> 32);
-    d[(q + 2) * stride] += ((s >> 32) << r) >> 32;        // bits 64..95, with the sign
+    long long *d0 = d + q * stride, *d1 = d0 + stride, *d2 = d1 + stride;
+    long long x0 = *d0, x1 = *d1, x2 = *d2;
+    *d0 = x0 + (unsigned)low;
+    *d1 = x1 + (unsigned)(low >> 32);
+    *d2 = x2 + (((s >> 32) << r) >> 32);                   // bits 64..95, with the sign
 }
 // [end acc_add]
 
