@@ -4,6 +4,8 @@
 # and MPI; a few minutes on an H100.
 #
 #   bash bench/exact_variants.sh [OUT.csv]      (default build/variants/times.csv)
+#   EXACT_VARIANTS="bits1 bits2" bash bench/exact_variants.sh    (the base and these only)
+#   ROUNDS=3 bash bench/exact_variants.sh        (the variants' rounds; default 2)
 #
 # Each variant is a copy of steps/10_exact.cu and the accumulator (steps/exact_*.cuh) in
 # build/variants/NAME/ with one piece changed by sed (the step itself is
@@ -58,6 +60,18 @@
 #                 the digits (pipe.cuh)
 #   async         the next group copied into shared memory (cp.async) while
 #                 the thread adds the one it has (async.cuh)
+#   bits1, bits2, bits4  1, 2 or 4 of each vector's elements made doubles from
+#                 their bits by integer instructions instead of a conversion
+#                 (bitsN.cuh): conversions moved off the conversion unit
+#   dynamic1, dynamic4  the warps take 4 KB chunks, 1 or 4 at a time, from a
+#                 counter in the grid's state (dynamicN.cuh)
+#   tree          the group's two ends and its sum as trees over the vectors
+#                 instead of one chain each (tree.cuh)
+#   adds3         acc_add as three +=, as the step had it: each read of a
+#                 digit waits for the write before it (adds3.cuh)
+#   window        a fast group goes into three digits held in registers,
+#                 which go to shared memory when a group needs other digits
+#                 and at the end (window_add.cuh, window_acc.cuh)
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -72,15 +86,18 @@ mkdir -p "$V"
 
 # ---- the sources -----------------------------------------------------------------
 ACC="exact_acc.cuh exact_digits.cuh exact_group.cuh exact_meet.cuh"
-variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK]: writes $V/NAME/ from the step;
-    mkdir -p "$V/$1"          # FILE's block BLOCK becomes bench/exact_variants/NAME.cuh
-    local same=1 h
+variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK[:SRC] ...]: writes $V/NAME/ from the step;
+    mkdir -p "$V/$1"          # FILE's block BLOCK becomes bench/exact_variants/SRC.cuh (SRC: NAME)
+    local same=1 h b
     sed -e "$2" steps/10_exact.cu > "$V/$1/10_exact.cu.new"
     cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu || same=0
     for h in $ACC; do                          # the accumulator's headers
         sed -e "$3" "steps/$h" > "$V/$1/$h.new"
-        if [ -n "${4:-}" ] && [ "${4%%:*}" = "$h" ]; then
-            python3 - "$V/$1/$h.new" "${4#*:}" "bench/exact_variants/$1.cuh" <<'PY' || exit 2
+        for b in "${@:4}"; do
+            [ "${b%%:*}" = "$h" ] || continue
+            b=${b#*:}
+            case $b in *:*) ;; *) b="$b:$1" ;; esac
+            python3 - "$V/$1/$h.new" "${b%%:*}" "bench/exact_variants/${b#*:}.cuh" <<'PY' || exit 2
 import sys
 path, name, src = sys.argv[1:]
 text = open(path).read()
@@ -90,7 +107,7 @@ if begin not in text or end not in text:
 a, b = text.index(begin) + len(begin), text.index(end)
 open(path, "w").write(text[:a] + open(src).read() + text[b:])
 PY
-        fi
+        done
         cmp -s "$V/$1/$h.new" "steps/$h" || same=0
     done
     if [ "$1" != base ] && [ $same = 1 ]; then
@@ -129,9 +146,23 @@ variant float_hi '' '' exact_group.cuh:group_sum
 variant spread 's#size_t rank = (size_t)blockIdx.x \* blockDim.x + threadIdx.x, threads#size_t rank = ((size_t)tile.meta_group_rank() * gridDim.x + blockIdx.x) * 32 + tile.thread_rank(), threads#' ''
 variant chunks '' '' exact_group.cuh:accumulate
 variant pipe '' '' exact_group.cuh:accumulate
+variant dynamic1 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
+s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
+    's#unsigned blocks_done;  #unsigned blocks_done, next;#
+s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate
+variant dynamic4 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
+s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
+    's#unsigned blocks_done;  #unsigned blocks_done, next;#
+s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate
+variant tree '' '' exact_group.cuh:group_sum
+variant adds3 '' '' exact_digits.cuh:acc_add
+variant window '' '' exact_group.cuh:add_group:window_add exact_group.cuh:accumulate:window_acc
+variant bits1 '' '' exact_group.cuh:group_sum
+variant bits2 '' '' exact_group.cuh:group_sum
+variant bits4 '' '' exact_group.cuh:group_sum
 variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
-NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async"
+NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -163,6 +194,10 @@ else
     echo "exact_variants: no git history here: the variant 'before' is left out" >&2
 fi
 
+if [ -n "${EXACT_VARIANTS:-}" ]; then    # only these (and the base), e.g. EXACT_VARIANTS="bits1 bits2"
+    NAMES="base $EXACT_VARIANTS"
+fi
+
 # ---- the builds -------------------------------------------------------------------
 echo "building step 07, step 10 (FP64 and not) and the variants ..." >&2
 if ! make -j"$JOBS" --no-print-directory step07 step10 build/step10_no_fp64 \
@@ -182,11 +217,11 @@ run() {     # run LABEL CMD...: CSV rows, labelled
         esac
     done >>"$out.raw"
 }
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
     echo "variants, round $round ..." >&2
     for v in $NAMES; do
         case $v in before) cmd=("$V/$v/step10") ;; *) cmd=("$V/$v/step10" --gpus 1) ;; esac
-        run "$v" "${cmd[@]}" --n 2^20,2^22,2^24,2^26 --reps 50
+        run "$v" "${cmd[@]}" --n 2^20,2^22,2^24,2^25,2^26 --reps 50
     done
 done
 SIZES=2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
@@ -228,14 +263,16 @@ def table(title, labels, sizes):
         print("%-18s" % l + "".join(cell(l, n) for n in sizes))
     print()
 dev = rows[0]["device"] if rows else "?"
-print("step 10's tail on %s: median us, medians of two rounds (cold L2)\n" % dev)
+print("step 10's tail on %s: median us, medians of the rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
       ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
        "carveout_max", "shuffle_sum", "copies2", "window_round", "group16", "group16_1024", "prefetch"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 table("the streaming (time; a probe's or a reorganisation's beside the base)",
-      ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async"],
-      [1 << 20, 1 << 22, 1 << 24, 1 << 26])
+      ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
+       "bits1", "bits2", "bits4", "dynamic1", "dynamic4",
+       "tree", "adds3", "window"],
+      [1 << 20, 1 << 22, 1 << 24, 1 << 25, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",
                                   "step07_wide", "step10_wide"], sizes)
