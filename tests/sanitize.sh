@@ -14,6 +14,16 @@ if ! command -v compute-sanitizer >/dev/null 2>&1; then
     echo "$pass passed, $fail failed, $skip skipped"
     exit 0
 fi
+# nccl_only LOG: true if memcheck reported errors and each is an API error
+# ("Program hit ...") whose host backtrace runs through libnccl.
+nccl_only() {
+    awk '/^========= Program hit/ { n++; open = 1; next }
+         /^========= [A-Z]/ && !/Program hit/ && !/ERROR SUMMARY|LEAK SUMMARY|COMPUTE-SANITIZER/ { other++ }
+         open && /libnccl/ { nccl++; open = 0 }
+         /^========= *$/ { open = 0 }
+         END { exit !(n > 0 && nccl == n && other == 0) }' "$1"
+}
+
 for word in "$@"; do
     read -r -a cmd <<<"$word"
     p=${cmd[0]}
@@ -25,8 +35,19 @@ for word in "$@"; do
         log=build/logs/sanitize_${name}_$tool.log
         compute-sanitizer --tool "$tool" $extra --error-exitcode 42 "$p" "${cmd[@]:1}" --check-only --n "$sizes" >"$log" 2>&1
         rc=$?
+        note=
+        if [ $rc -ne 0 ] && [ "$tool" = memcheck ] && nccl_only "$log"; then
+            # Every error is a CUDA API call made by NCCL itself (some NCCL
+            # builds probe for kernels this GPU has no image of, at init),
+            # none by the program, which checks its own calls. Judge the run
+            # again with API errors not reported; its memory checks stand.
+            note=" (NCCL's own API errors at init not counted: $(grep -m1 'Program hit' "$log" | sed 's/^=* *//' | cut -c1-100))"
+            compute-sanitizer --tool "$tool" $extra --report-api-errors no --error-exitcode 42 "$p" "${cmd[@]:1}" \
+                --check-only --n "$sizes" >"$log" 2>&1
+            rc=$?
+        fi
         if [ $rc -eq 0 ] && grep -Eq "SUMMARY: 0 (errors|hazards)" "$log"; then
-            echo "PASS sanitize/$name/$tool"; pass=$((pass + 1))
+            echo "PASS sanitize/$name/$tool$note"; pass=$((pass + 1))
         else
             first=$(grep -m1 -E "^========= (Invalid|Race|Barrier|Uninitialized|Leaked|Error|ERROR)|error" "$log")
             echo "FAIL sanitize/$name/$tool: exit $rc; ${first:-see $log}"; fail=$((fail + 1))
