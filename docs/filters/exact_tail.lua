@@ -3,7 +3,7 @@
 `bash bench/exact_variants.sh results/<gpu>/exact_tail.csv` writes that file: a label,
 then the harness's columns. Two rounds of each variant of step 10 (a copy of
 the step with one piece of its tail changed; "base" is the copy unchanged) at
-2^20 to 2^26, then two rounds of step 07 beside step 10 (labels step07,
+2^20 to 2^26 (the streaming's at 2^25 too), then two rounds of step 07 beside step 10 (labels step07,
 step10, step10_no_fp64 and step10_block1024; step07_wide and step10_wide on
 --input wide) at 2^14 to 2^28. A label's time
 at n is the median, over its rounds, of each round's median time. The
@@ -47,7 +47,8 @@ return function(h)
                      "carveout_max", "shuffle_sum", "copies2",
                      "window_round", "group16", "group16_1024", "prefetch" }
   -- The streaming's probes and reorganisations (a pieces table with labels="...").
-  local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async" }
+  local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
+                   "bits1", "bits2", "bits4", "dynamic1", "dynamic4", "tree", "adds3", "window" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -73,11 +74,21 @@ return function(h)
     chunks = "4 KB a warp, loads at constant offsets from one address (its time over the base's)",
     pipe = "the next group's loads issued before the add into the digits (its time over the base's)",
     async = "the next group copied into shared memory (`cp.async`) during the add (its time over the base's)",
+    bits1 = "one element a vector made a double from its bits by integer instructions, not converted (its time over the base's)",
+    bits2 = "two elements a vector so (its time over the base's)",
+    bits4 = "every element so: no conversions at all (its time over the base's)",
+    dynamic1 = "4 KB chunks taken one at a time from a counter (its time over the base's)",
+    dynamic4 = "4 KB chunks taken four at a time from a counter (its time over the base's)",
+    tree = "the group's two ends and its sum as trees over the vectors instead of chains (its time over the base's)",
+    adds3 = "the add into the digits as three `+=`, as before: each read waits for the write before it (its time over the base's)",
+    window = "three digits held in registers, written to shared memory when a group needs others (its time over the base's)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
                  shuffle_sum = true, window_round = true, copies2 = true,
                  group16 = true, group16_1024 = true, prefetch = true,
-                 float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true }
+                 float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true,
+                 bits1 = true, bits2 = true, bits4 = true, dynamic1 = true, dynamic4 = true, tree = true,
+                 adds3 = true, window = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
