@@ -62,9 +62,9 @@
 #                 the thread adds the one it has (async.cuh)
 #   bits1, bits2, bits4  1, 2 or 4 of each vector's elements made doubles from
 #                 their bits by integer instructions instead of a conversion
-#                 (bitsN.cuh): conversions moved off the conversion unit
+#                 (bits.cuh): conversions moved off the conversion unit
 #   dynamic1, dynamic4  the warps take 4 KB chunks, 1 or 4 at a time, from a
-#                 counter in the grid's state (dynamicN.cuh)
+#                 counter in the grid's state (dynamic.cuh)
 #   tree          the group's two ends and its sum as trees over the vectors
 #                 instead of one chain each (tree.cuh)
 #   adds3         acc_add as three +=, as the step had it: each read of a
@@ -149,17 +149,18 @@ variant pipe '' '' exact_group.cuh:accumulate
 variant dynamic1 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
 s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
     's#unsigned blocks_done;  #unsigned blocks_done, next;#
-s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate
+s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate:dynamic
 variant dynamic4 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
 s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
     's#unsigned blocks_done;  #unsigned blocks_done, next;#
-s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate
+s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#
+s|^#define GROUP_VECTORS 8$|&\n#define CLAIM 4|' exact_group.cuh:accumulate:dynamic
 variant tree '' '' exact_group.cuh:group_sum
 variant adds3 '' '' exact_digits.cuh:acc_add
 variant window '' '' exact_group.cuh:add_group:window_add exact_group.cuh:accumulate:window_acc
-variant bits1 '' '' exact_group.cuh:group_sum
-variant bits2 '' '' exact_group.cuh:group_sum
-variant bits4 '' '' exact_group.cuh:group_sum
+variant bits1 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 1|' exact_group.cuh:group_sum:bits
+variant bits2 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 2|' exact_group.cuh:group_sum:bits
+variant bits4 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 4|' exact_group.cuh:group_sum:bits
 variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
 NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window"

@@ -1,9 +1,12 @@
-// dynamic1: the warps take the array's 4 KB chunks (as in chunks.cuh) from a
-// counter in the grid's state, 1 at a time, instead of every 1th by rank:
-// a multiprocessor that streams faster takes more. Each warp's first take is
-// its rank; it asks for the next while it adds the one it has.
+// dynamic1, dynamic4: the warps take the array's 4 KB chunks (as in chunks.cuh)
+// from a counter in the grid's state, CLAIM at a time (1 unless the variant's sed
+// defines it), instead of every so many by rank: a multiprocessor that streams
+// faster takes more. Each warp's first take is its rank; it asks for the next
+// while it adds the one it has.
 // (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+#ifndef CLAIM
 #define CLAIM 1
+#endif
 HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, size_t threads,
                                        long long *d, int stride, unsigned *next)
 {

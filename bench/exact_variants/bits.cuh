@@ -1,6 +1,7 @@
-// bits4: 4 of each vector's 4 elements made doubles from their bits by integer
-// instructions (x 2^-896, exact for every finite x) instead of a conversion on
-// the conversion unit: 32 of the group's 32 conversions move to the integer units.
+// bits1, bits2, bits4: BITS (1, 2 or 4: the variant's sed defines it) of each
+// vector's 4 elements made doubles from their bits by integer instructions
+// (x 2^-896, exact for every finite x) instead of a conversion on the
+// conversion unit: 8 BITS of the group's 32 conversions move to the integer units.
 // (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE double scaled_double(float x)       // x * 2^-896, exactly
 {
@@ -27,8 +28,15 @@ HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
             hi = a > hi ? a : hi;
             lo = b < lo ? b : lo;
         }
-
+#if BITS == 1
+        sum += ((double)v[k].x + (double)v[k].y) + (double)v[k].z;
+        scaled += scaled_double(v[k].w);
+#elif BITS == 2
+        sum += (double)v[k].x + (double)v[k].y;
+        scaled += scaled_double(v[k].z) + scaled_double(v[k].w);
+#else
         scaled += (scaled_double(v[k].x) + scaled_double(v[k].y)) + (scaled_double(v[k].z) + scaled_double(v[k].w));
+#endif
     }
     int kind = group_kind(hi >> 1, lo);
     if (kind != GROUP_EXACT) return kind;
