@@ -71,6 +71,22 @@ void open_device_id(device_t *d, int id)
     }
 }
 
+size_t checked_grid(size_t chosen, int asked, size_t n, int block, const device_t *d)
+{
+    size_t grid = asked ? (size_t)asked : chosen;
+    if (chosen < 1) {
+        fprintf(stderr, "%s: no block of %d threads fits on %s (the kernel needs too many "
+                "registers or too much shared memory); try a smaller --block\n", g_step, block, d->name);
+        exit_cleanly(EXIT_DEVICE);
+    }
+    if (grid > (size_t)d->max_grid_x) {
+        fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
+                "in a launch; use a larger --block\n", g_step, n, grid, block, d->name, d->max_grid_x);
+        exit_cleanly(EXIT_USAGE);
+    }
+    return grid;
+}
+
 void print_header(const options_t *opt, const program_t *p, const device_t *d, const char *how)
 {
     if (opt->csv) {

@@ -40,20 +40,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
      * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
     check_memory(n, fixed, dev->name);
 
-    size_t grid = step->grid_size(L);       /* always asked: it may check the device */
-    if (opt->grid) grid = (size_t)opt->grid;
-    if (grid < 1) {
-        fprintf(stderr, "%s: no block of %d threads fits on %s (the kernel needs too many "
-                "registers or too much shared memory); try a smaller --block\n",
-                g_step, L->block, dev->name);
-        exit_cleanly(EXIT_DEVICE);
-    }
-    if (grid > (size_t)dev->max_grid_x) {
-        fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
-                "in a launch; use a larger --block\n", g_step, n, grid, L->block, dev->name,
-                dev->max_grid_x);
-        exit_cleanly(EXIT_USAGE);
-    }
+    size_t grid = checked_grid(step->grid_size(L), opt->grid, n, L->block, dev);
     L->grid = (int)grid;
     p->scratch_bytes = step->scratch_size ? step->scratch_size(L) : 0;
     check_memory(n, fixed + p->scratch_bytes + step->state_bytes, dev->name);

@@ -130,7 +130,8 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         CUDA_CHECK(cudaSetDevice(t->device[i]));     /* the step may ask (or set) its kernels' */
         if (!R->L.block)                             /* attributes on the rank's GPU */
             R->L.block = step->block_size ? step->block_size(&R->L) : step->default_block;
-        if (sh.count) R->L.grid = (int)(opt->grid ? (size_t)opt->grid : step->grid_size(&R->L));
+        if (sh.count)
+            R->L.grid = (int)checked_grid(step->grid_size(&R->L), opt->grid, sh.count, R->L.block, &dev[i]);
         c->sums_bytes[i] = step->sums_size(R);
         if (sh.count > largest) largest = sh.count;
     }
