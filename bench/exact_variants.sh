@@ -72,6 +72,18 @@
 #   window        a fast group goes into three digits held in registers,
 #                 which go to shared memory when a group needs other digits
 #                 and at the end (window_add.cuh, window_acc.cuh)
+#   compact       the two slow paths as one loop, not unrolled, over a copy of
+#                 the group in local memory: 19 KB of code instead of 44 KB
+#                 (compact.cuh); slower on wide
+#   bulk          each warp's next 4 KB chunk copied by the copy engine
+#                 (cp.async.bulk, sm_90) into the warp's buffer in shared
+#                 memory while its lanes add the chunk before (bulk.cuh)
+#   ahead1, ahead2  chunks as chunks.cuh, and lane 0 asks L2 for the warp's
+#                 chunk 1 or 2 turns ahead with one bulk prefetch of 4 KB
+#                 (cp.async.bulk.prefetch.L2, sm_90; ahead.cuh)
+#   warm          the block runs its ending (block_words, the carries, the
+#                 rounding) once on zero digits while its first loads are in
+#                 flight: the ending's instructions cached (warm.cuh)
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -162,8 +174,23 @@ variant bits1 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 1|' exact_group.cu
 variant bits2 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 2|' exact_group.cuh:group_sum:bits
 variant bits4 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 4|' exact_group.cuh:group_sum:bits
 variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
+variant compact '' '' exact_group.cuh:add_group
+variant bulk 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
+variant ahead1 '' 's|^#define GROUP_VECTORS 8$|&\n#define AHEAD 1|' exact_group.cuh:accumulate:ahead
+variant ahead2 '' 's|^#define GROUP_VECTORS 8$|&\n#define AHEAD 2|' exact_group.cuh:accumulate:ahead
+variant warm 's#    unsigned flags = thread_accumulate(in, n, rank, threads, mine, 32);#    unsigned flags = thread_accumulate_warm(in, n, rank, threads, mine, 32, [\&] {\
+        block.sync();\
+        block_words(block, digits, tile_flags, words);\
+        block.sync();\
+        if (tile.meta_group_rank() == 0) {\
+            unsigned l = tile.thread_rank();\
+            unsigned bits = round_warp(tile, carry_warp(tile, carry_round(tile, l < WORDS ? words[l] : 0)));\
+            if (bits == 1u \&\& n == 3) words[0] = 1;     // never: keeps the code\
+        }\
+        block.sync();\
+    });#' '' exact_group.cuh:accumulate
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
-NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window"
+NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window bulk ahead1 ahead2 warm compact"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
