@@ -299,7 +299,7 @@ table("variants (time; lower than base = what the piece costs)",
 table("the streaming (time; a probe's or a reorganisation's beside the base)",
       ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
        "bits1", "bits2", "bits4", "dynamic1", "dynamic4",
-       "tree", "adds3", "window"],
+       "tree", "adds3", "window", "compact", "bulk", "ahead1", "ahead2", "warm"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 25, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",

@@ -48,7 +48,8 @@ return function(h)
                      "window_round", "group16", "group16_1024", "prefetch" }
   -- The streaming's probes and reorganisations (a pieces table with labels="...").
   local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
-                   "bits1", "bits2", "bits4", "dynamic1", "dynamic4", "tree", "adds3", "window" }
+                   "bits1", "bits2", "bits4", "dynamic1", "dynamic4", "tree", "adds3", "window",
+                   "compact", "bulk", "ahead1", "ahead2", "warm" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -82,13 +83,19 @@ return function(h)
     tree = "the group's two ends and its sum as trees over the vectors instead of chains (its time over the base's)",
     adds3 = "the add into the digits as three `+=`, as before: each read waits for the write before it (its time over the base's)",
     window = "three digits held in registers, written to shared memory when a group needs others (its time over the base's)",
+    compact = "the slow paths as one loop, not unrolled: 19 KB of code instead of 44 KB (its time over the base's)",
+    bulk = "each warp's next 4 KB copied into its shared-memory buffer by the copy engine (`cp.async.bulk`) during the add (its time over the base's)",
+    ahead1 = "4 KB chunks, each warp's next one asked of L2 by one bulk prefetch (its time over the base's)",
+    ahead2 = "the same, two chunks ahead (its time over the base's)",
+    warm = "the ending run once on zero digits at the start, its instructions cached (its time over the base's)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
                  shuffle_sum = true, window_round = true, copies2 = true,
                  group16 = true, group16_1024 = true, prefetch = true,
                  float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true,
                  bits1 = true, bits2 = true, bits4 = true, dynamic1 = true, dynamic4 = true, tree = true,
-                 adds3 = true, window = true }
+                 adds3 = true, window = true, compact = true, bulk = true, ahead1 = true, ahead2 = true,
+                 warm = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
