@@ -143,11 +143,8 @@ static int block_size(const launch_t *L)
     return L->n >= 512 * round * L->sm_count ? 512 : 256;
 }
 
-// As many blocks as fit on the GPU at once, then as few as take as many
-// rounds (a group for every thread): every thread gets the same whole number
-// of groups, or one fewer, where a last partial round would fall on the
-// first blocks only (2^25 on 132 multiprocessors: 128 blocks, 8 rounds, not
-// 132 and 7.76; measured, results/NOTES.md). Any grid gives the same bits.
+// As many blocks as fit on the GPU at once, and none with nothing to do.
+// Any other grid gives the same bits (try --grid).
 static size_t grid_size(const launch_t *L)
 {
     size_t smem = digits_bytes(L->block);
@@ -158,11 +155,9 @@ static size_t grid_size(const launch_t *L)
     CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, smem));
-    size_t resident = (size_t)per_sm * L->sm_count, groups = div_up(L->n, 4 * GROUP_VECTORS);
-    if (resident == 0)
-        return 0;                                         // the harness: no block fits
-    size_t rounds = div_up(groups, resident * L->block);
-    return div_up(groups, rounds * L->block);
+    size_t resident = (size_t)per_sm * L->sm_count;
+    size_t needed = div_up(L->n, (size_t)L->block * 4 * GROUP_VECTORS);
+    return min_size(resident, needed);
 }
 
 // The rank's 14 words, then the sum of every rank's.
