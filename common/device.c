@@ -80,8 +80,12 @@ size_t checked_grid(size_t chosen, int asked, size_t n, int block, const device_
         exit_cleanly(EXIT_DEVICE);
     }
     if (grid > (size_t)d->max_grid_x) {
-        fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
-                "in a launch; use a larger --block\n", g_step, n, grid, block, d->name, d->max_grid_x);
+        if (asked)
+            fprintf(stderr, "%s: --grid %d is more blocks than %s allows in a launch (%d)\n", g_step, asked,
+                    d->name, d->max_grid_x);
+        else
+            fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but %s allows at most %d "
+                    "in a launch; use a larger --block\n", g_step, n, grid, block, d->name, d->max_grid_x);
         exit_cleanly(EXIT_USAGE);
     }
     return grid;

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../common/parts.h"
 #include "../common/multi/team.h"
@@ -544,6 +546,54 @@ static void test_report(void)
     check(strstr(row, "\"shuffles, \"\"quoted\"\"\"") != NULL, "CSV quotes text with commas and quotes");
 }
 
+/* ---- the grid ------------------------------------------------------------------ */
+/* checked_grid in a child process, which it may stop: the child's exit status
+ * (0 if checked_grid returned) and what was written to stderr. */
+static int grid_child(size_t chosen, int asked, char *msg, size_t len)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        device_t d = { .name = "a test GPU", .max_grid_x = 1000 };
+        checked_grid(chosen, asked, 5000, 256, &d);
+        _exit(0);
+    }
+    close(fd[1]);
+    ssize_t k = pid > 0 ? read(fd[0], msg, len - 1) : -1;
+    msg[k > 0 ? k : 0] = '\0';
+    close(fd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
+}
+
+static void test_grid(void)
+{
+    device_t d = { .name = "a test GPU", .max_grid_x = 1000 };
+    check(checked_grid(132, 0, 5000, 256, &d) == 132, "checked_grid: the step's grid without --grid");
+    check(checked_grid(132, 50, 5000, 256, &d) == 50, "checked_grid: --grid over the step's");
+    check(checked_grid(132, 1000, 5000, 256, &d) == 1000, "checked_grid: --grid at the GPU's limit");
+    static const struct { size_t chosen; int asked, code; const char *says, *what; } bad[] = {
+        { 0, 0, EXIT_DEVICE, "no block of 256 threads fits on a test GPU", "no block fits" },
+        { 0, 50, EXIT_DEVICE, "try a smaller --block", "no block fits, --grid given" },
+        { 2000, 0, EXIT_USAGE, "allows at most 1000", "the step's grid above the limit" },
+        { 132, 1001, EXIT_USAGE, "--grid 1001 is more blocks than a test GPU allows", "--grid above the limit" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[512];
+        int code = grid_child(bad[i].chosen, bad[i].asked, msg, sizeof msg);
+        char *nl = strchr(msg, '\n');       /* its line (a sanitizer may add its own after it) */
+        if (nl) *nl = '\0';
+        check(code == bad[i].code && nl && strncmp(msg, "reduce: ", 8) == 0 && strstr(msg, bad[i].says),
+              "checked_grid: %s -> exit %d, a line saying '%s' (got exit %d: %s)", bad[i].what,
+              bad[i].code, bad[i].says, code, msg);
+    }
+}
+
 int main(void)
 {
     test_sizes();
@@ -553,5 +603,6 @@ int main(void)
     test_order();
     test_shard();
     test_report();
+    test_grid();
     return failures ? 1 : 0;
 }
