@@ -84,9 +84,9 @@
 #   warm          the block runs its ending (block_words, the carries, the
 #                 rounding) once on zero digits while its first loads are in
 #                 flight: the ending's instructions cached (warm.cuh)
-#   rounds        the grid as few blocks as take the same number of rounds
-#                 (every thread the same whole number of groups, or one
-#                 fewer), instead of every block that fits
+#   fit           the grid as every block that fits, as the step had it, instead
+#                 of as few blocks as take the same number of rounds: a last,
+#                 partial round on the first blocks while the others wait
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -177,10 +177,8 @@ variant bits1 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 1|' exact_group.cu
 variant bits2 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 2|' exact_group.cuh:group_sum:bits
 variant bits4 '' 's|^#define GROUP_VECTORS 8$|&\n#define BITS 4|' exact_group.cuh:group_sum:bits
 variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
-variant rounds 's#^    return min_size(resident, needed);#    if (resident == 0)\
-        return 0;\
-    size_t groups = div_up(L->n, 4 * GROUP_VECTORS), rounds = div_up(groups, resident * L->block);\
-    return div_up(groups, rounds * L->block);#' ''
+variant fit 's#^    return div_up(groups, rounds \* L->block);#    (void)rounds;\
+    return min_size(resident, div_up(groups, L->block));#' ''
 variant compact '' '' exact_group.cuh:add_group
 variant bulk 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
 variant ahead1 '' 's|^#define GROUP_VECTORS 8$|&\n#define AHEAD 1|' exact_group.cuh:accumulate:ahead
@@ -197,7 +195,7 @@ variant warm 's#    unsigned flags = thread_accumulate(in, n, rank, threads, min
         block.sync();\
     });#' '' exact_group.cuh:accumulate
 NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
-NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window bulk ahead1 ahead2 warm compact rounds"
+NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window bulk ahead1 ahead2 warm compact fit"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -306,7 +304,7 @@ table("variants (time; lower than base = what the piece costs)",
 table("the streaming (time; a probe's or a reorganisation's beside the base)",
       ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
        "bits1", "bits2", "bits4", "dynamic1", "dynamic4",
-       "tree", "adds3", "window", "compact", "bulk", "ahead1", "ahead2", "warm", "rounds"],
+       "tree", "adds3", "window", "compact", "bulk", "ahead1", "ahead2", "warm", "fit"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 25, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",

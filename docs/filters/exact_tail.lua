@@ -49,7 +49,7 @@ return function(h)
   -- The streaming's probes and reorganisations (a pieces table with labels="...").
   local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
                    "bits1", "bits2", "bits4", "dynamic1", "dynamic4", "tree", "adds3", "window",
-                   "compact", "bulk", "ahead1", "ahead2", "warm" }
+                   "compact", "bulk", "ahead1", "ahead2", "warm", "fit" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
@@ -88,6 +88,7 @@ return function(h)
     ahead1 = "4 KB chunks, each warp's next one asked of L2 by one bulk prefetch (its time over the base's)",
     ahead2 = "the same, two chunks ahead (its time over the base's)",
     warm = "the ending run once on zero digits at the start, its instructions cached (its time over the base's)",
+    fit = "every block that fits, as before, instead of whole rounds: a last, partial round (its time over the base's)",
   }
   local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
                  shuffle_sum = true, window_round = true, copies2 = true,
@@ -95,7 +96,7 @@ return function(h)
                  float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true,
                  bits1 = true, bits2 = true, bits4 = true, dynamic1 = true, dynamic4 = true, tree = true,
                  adds3 = true, window = true, compact = true, bulk = true, ahead1 = true, ahead2 = true,
-                 warm = true }
+                 warm = true, fit = true }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
