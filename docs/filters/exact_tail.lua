@@ -180,8 +180,19 @@ return function(h)
     return "within the targets at " .. list(met) .. "; outside them at " .. list(missed)
   end
 
+  -- The predictions, each id once: a chapter names a prediction by its id,
+  -- and a second row with the same id would be shown in its place.
+  local function predictions(who)
+    local rows = read_csv(PREDICTIONS) or fail(who .. ": cannot read " .. PREDICTIONS)
+    local seen = {}
+    for _, p in ipairs(rows) do
+      if seen[p.id] then fail(who .. ": " .. PREDICTIONS .. " has the id '" .. p.id .. "' twice") end
+      seen[p.id] = true
+    end
+    return rows
+  end
   local function prediction(id)
-    for _, p in ipairs(read_csv(PREDICTIONS) or fail("exact-m: cannot read " .. PREDICTIONS)) do
+    for _, p in ipairs(predictions("exact-m")) do
       if p.id == id then return p end
     end
     fail("exact-m: " .. PREDICTIONS .. " has no prediction '" .. id .. "'")
@@ -346,7 +357,7 @@ return function(h)
       end
     end
     local predicted = {}
-    for _, p in ipairs(read_csv(PREDICTIONS) or fail("exact-tail-pieces: cannot read " .. PREDICTIONS)) do
+    for _, p in ipairs(predictions("exact-tail-pieces")) do
       if p.variant ~= "" then predicted[p.variant] = p end
     end
     return each_gpu(el, function(dir, d)
