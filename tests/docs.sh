@@ -317,8 +317,8 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     e=$(ls $out/10_*.html 2>/dev/null | head -1)
     if [ -n "$e" ]; then
         grep -q 'Step 07 and step 10 timed in turn' "$e" || missing="$missing $(basename "$e"):exact-tail"
-        grep -q 'piece by piece' "$e" || missing="$missing $(basename "$e"):exact-tail-pieces"
     fi
+    grep -q 'piece by piece' $out/appendix_exact.html || missing="$missing appendix_exact.html:exact-tail-pieces"
     c=$out/appendix_clusters.html
     grep -q 'Small sizes on Example GPU' $c || missing="$missing appendix_clusters.html:clusters.md"
     grep -q 'The pieces of a one-launch sum at' $c || missing="$missing appendix_clusters.html:pieces"
@@ -339,7 +339,7 @@ fi
 out=build/docs-empty
 # (The pages that read results are built, every one that this checks: the
 # others do not change with the results.)
-empty_pages=$(for p in 03_warp_shuffle comparison appendix_harris appendix_clusters; do echo $out/$p.html; done)
+empty_pages=$(for p in 03_warp_shuffle comparison appendix_harris appendix_clusters appendix_exact; do echo $out/$p.html; done)
 empty_pages="$empty_pages $(ls docs/10_*.md | sed "s|docs/\(.*\)\.md|$out/\1.html|")"
 if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE $empty_pages RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
     if grep -q 'No measured results' $out/03_*.html && grep -q 'Not measured yet: <code>make harris</code>' $out/appendix_harris.html &&
@@ -347,7 +347,9 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE $empty_pages RESULTS=build
        grep -q 'Not measured yet: <code>make clusters</code>' $out/appendix_clusters.html &&
        grep -q '(not measured yet)' $out/appendix_clusters.html &&
        grep -q 'exact_variants.sh results/&lt;gpu&gt;/exact_tail.csv</code>' $out/10_*.html &&
-       grep -q '(not measured yet)' $out/10_*.html; then
+       grep -q '(not measured yet)' $out/10_*.html &&
+       grep -q 'exact_variants.sh results/&lt;gpu&gt;/exact_tail.csv</code>' $out/appendix_exact.html &&
+       grep -q '(not measured yet)' $out/appendix_exact.html; then
         pass docs/no-results
     else
         fail docs/no-results "the pages do not say that no results were measured"
