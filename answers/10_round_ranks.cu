@@ -151,8 +151,11 @@ static int block_size(const launch_t *L)
     return L->n >= 512 * round * L->sm_count ? 512 : 256;
 }
 
-// As many blocks as fit on the GPU at once, and none with nothing to do.
-// Any other grid gives the same bits (try --grid).
+// As few blocks as take the same number of rounds as every block that fits
+// (a round: a group for each thread), so that every thread adds the same
+// whole number of groups, or one fewer: no last, partial round with most
+// multiprocessors waiting (results/NOTES.md, "whole rounds"). Any other
+// grid gives the same bits (try --grid).
 static size_t grid_size(const launch_t *L)
 {
     size_t smem = digits_bytes(L->block);
@@ -164,8 +167,10 @@ static size_t grid_size(const launch_t *L)
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, smem));
     size_t resident = (size_t)per_sm * L->sm_count;
-    size_t needed = div_up(L->n, (size_t)L->block * 4 * GROUP_VECTORS);
-    return min_size(resident, needed);
+    if (resident == 0)
+        return 0;
+    size_t groups = div_up(L->n, 4 * GROUP_VECTORS), rounds = div_up(groups, resident * L->block);
+    return div_up(groups, rounds * L->block);
 }
 
 // The rank's sum, rounded, then the sum of every rank's.
