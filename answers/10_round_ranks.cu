@@ -73,10 +73,12 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
     if (tile.meta_group_rank() != 0)
         return;                                    // warp 0 takes it from here, lane i word i
     unsigned i = tile.thread_rank();
-    long long w = carry_round(tile, i < WORDS ? words[i] : 0);  // each digit in [-2^32, 2^32)
-    if (gridDim.x > 1 && !combine_warp(tile, state, &w, gridDim.x))
-        return;                                    // not the last block
-    w = carry_warp(tile, w);                       // each digit within 2^31 + 1
+    long long w = carry_warp(tile, i < WORDS ? words[i] : 0);   // each digit within 2^31 + 1
+    if (gridDim.x > 1) {
+        if (!combine_warp(tile, state, &w, gridDim.x))
+            return;                                // not the last block
+        w = carry_warp(tile, w);                   // the grid's digits, within 2^31 + 1 again
+    }
     if (rank_words) {
         if (i < WORDS)
             rank_words[i] = w;
@@ -214,6 +216,7 @@ static const multi_step_t step = {
     .block_size = block_size,
     .state_bytes = sizeof(acc_state_t),
     .grid_size = grid_size,
+    .max_grid = MAX_BLOCKS,
     .sums_size = sums_size,
     .connect = connect,
     .disconnect = disconnect,

@@ -71,9 +71,18 @@ void open_device_id(device_t *d, int id)
     }
 }
 
-size_t checked_grid(size_t chosen, int asked, size_t n, int block, const device_t *d)
+size_t checked_grid(size_t chosen, int asked, size_t n, int block, size_t most, const device_t *d)
 {
     size_t grid = asked ? (size_t)asked : chosen;
+    if (most && grid > most) {
+        if (asked)
+            fprintf(stderr, "%s: --grid %d is more blocks than this step can combine (at most %zu)\n", g_step,
+                    asked, most);
+        else
+            fprintf(stderr, "%s: n = %zu needs %zu blocks of %d threads, but this step can combine at most "
+                    "%zu; use a larger --block\n", g_step, n, grid, block, most);
+        exit_cleanly(EXIT_USAGE);
+    }
     if (chosen < 1) {
         fprintf(stderr, "%s: no block of %d threads fits on %s (the kernel needs too many "
                 "registers or too much shared memory); try a smaller --block\n", g_step, block, d->name);

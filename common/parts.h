@@ -187,8 +187,9 @@ void open_device_id(device_t *d, int id);
 /* The grid to launch: --grid if given (asked), else the step's choice.
  * The step's grid_size is always asked first, because it checks that a
  * block fits and sets its kernels' attributes; chosen = 0 (no block fits)
- * or a grid above the GPU's limit stops with one clear line. */
-size_t checked_grid(size_t chosen, int asked, size_t n, int block, const device_t *d);
+ * or a grid above the GPU's limit or the step's (most; 0: none) stops with
+ * one clear line. */
+size_t checked_grid(size_t chosen, int asked, size_t n, int block, size_t most, const device_t *d);
 /* The first line of a report: the program, the GPU and what is summed
  * (`how`: NULL, or how several GPUs take part), or the CSV header. */
 void print_header(const options_t *opt, const program_t *p, const device_t *d, const char *how);

@@ -12,9 +12,10 @@
  * sum, IEEE's NaNs, infinities and signed zeros included. 32 elements whose
  * exponents lie within 24 sum exactly in a double (or a 64-bit integer,
  * -DEXACT_NO_FP64): one add into the digits; other groups go one by one.
- * Blocks meet as in step 06, one warp a block, a lane per word: 14 words
- * (the digits carried to within 2^31 + 1, four flags), 64-bit atomics, an
- * acquire-release ticket instead of fences. Shards fall anywhere (chunk 1).
+ * Blocks meet without step 06's ticket: one warp a block, a lane per word,
+ * 14 words (the digits carried to within 2^31 + 1, four flags), each added
+ * by a 64-bit atomic that also counts the block; the block that completes
+ * word 0's count is the last. No fence. Shards fall anywhere (chunk 1).
  * One GPU: the last block's warp rounds; nothing else runs. More:
  * it writes the rank's words, NCCL's all-reduce adds them as 64-bit integers
  * (any ring or tree NCCL picks, the same sum, so the same bits for any number
@@ -66,10 +67,12 @@ __global__ void __launch_bounds__(1024) reduce_kernel(const elem_t *in, size_t n
     if (tile.meta_group_rank() != 0)
         return;                                    // warp 0 takes it from here, lane i word i
     unsigned i = tile.thread_rank();
-    long long w = carry_round(tile, i < WORDS ? words[i] : 0);  // each digit in [-2^32, 2^32)
-    if (gridDim.x > 1 && !combine_warp(tile, state, &w, gridDim.x))
-        return;                                    // not the last block
-    w = carry_warp(tile, w);                       // each digit within 2^31 + 1
+    long long w = carry_warp(tile, i < WORDS ? words[i] : 0);   // each digit within 2^31 + 1
+    if (gridDim.x > 1) {
+        if (!combine_warp(tile, state, &w, gridDim.x))
+            return;                                // not the last block
+        w = carry_warp(tile, w);                   // the grid's digits, within 2^31 + 1 again
+    }
     if (rank_words) {
         if (i < WORDS)
             rank_words[i] = w;
@@ -205,6 +208,7 @@ static const multi_step_t step = {
     .block_size = block_size,
     .state_bytes = sizeof(acc_state_t),
     .grid_size = grid_size,
+    .max_grid = MAX_BLOCKS,
     .sums_size = sums_size,
     .connect = connect,
     .disconnect = disconnect,

@@ -9,7 +9,7 @@
  *                     2. a thread's accumulator: ten digits of 32 bits, carry-save
  *   exact_group.cuh   3. a group of 32 elements: summed exactly in one go when it can be
  *                     4. a thread's share of the array, group by group
- *   exact_meet.cuh    5. blocks meet: their words added as integers, then a ticket
+ *   exact_meet.cuh    5. blocks meet: their words added as integers that count the blocks
  *                     6. the one rounding
  *                     7. a block's words from its threads' digits (on the GPU only)
  *                     8. one warp meets the other blocks and rounds (on the GPU only)
@@ -25,7 +25,7 @@
 #include <math.h>
 #include <string.h>
 #ifdef __CUDACC__
-#include <cuda/atomic>            // the blocks' ticket (exact_meet.cuh)
+#include <cuda/atomic>            // reading a grid word until it is whole (exact_meet.cuh)
 #endif
 
 #define HOST_DEVICE __host__ __device__ __forceinline__

@@ -5,71 +5,74 @@
 // The grid's accumulator, in the step's state (zeroed once by the harness,
 // and left zeroed by the last block of each launch). Each word has a cache
 // line of its own: blocks that add to different words then do not queue at
-// one place in L2.
+// one place in L2. A grid word holds two numbers: from bit 48 up, how many
+// blocks have added to it; below, the sum of their words. A block adds its
+// word plus 2^48, so one atomic add does both, and a word says itself when
+// every block's add is in: no ticket, no fence. A block's words are carried
+// to within 2^31 + 1 first, so that MAX_BLOCKS blocks sum to under 2^47.
 #define LINE_WORDS 16                  // 128 bytes
+#define COUNT_SHIFT 48
+#define MAX_BLOCKS 65535               // counts fit the 16 bits above the sum
 typedef struct {
-    unsigned long long words[WORDS][LINE_WORDS];   // words[i][0]: the sum of the blocks' words i
-    unsigned blocks_done;                          // tickets drawn
+    unsigned long long words[WORDS][LINE_WORDS];   // words[i][0]: count and sum of the blocks' words i
 } acc_state_t;
 
-// On the GPU, atomics; the CPU tests run one block at a time.
-HOST_DEVICE void word_add(unsigned long long *w, unsigned long long x)
+// How many blocks have added to grid word x: the sum below is within 2^47,
+// so adding 2^47 leaves the count alone in the top 16 bits.
+HOST_DEVICE unsigned word_count(unsigned long long x)
 {
+    return (unsigned)((x + (1ull << (COUNT_SHIFT - 1))) >> COUNT_SHIFT);
+}
+
+// Adds a block's word w to grid word *g and counts the block; returns the
+// grid word with this add in. On the GPU an atomic, which returns the word
+// as it was: whatever order the blocks' adds land in, each sees one value.
+HOST_DEVICE unsigned long long word_add(unsigned long long *g, long long w)
+{
+    unsigned long long x = (unsigned long long)w + (1ull << COUNT_SHIFT);
 #ifdef __CUDA_ARCH__
-    atomicAdd(w, x);
+    return atomicAdd(g, x) + x;
 #else
-    *w += x;
+    return *g += x;
 #endif
 }
 
-HOST_DEVICE unsigned long long word_take(unsigned long long *w)   // read it, leave 0
+// The sum in grid word *g, once all `blocks` have added to it (x: the word
+// as this block's add left it); leaves 0 for the next launch. On the GPU
+// another block's add may still be on its way: read until it is in (an
+// atomic's value includes every add before it at that address, so a count
+// of `blocks` means every block's add).
+HOST_DEVICE long long word_take(unsigned long long *g, unsigned long long x, unsigned blocks)
 {
 #ifdef __CUDA_ARCH__
-    return atomicExch(w, 0ull);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> word(*g);
+    while (word_count(x) != blocks)
+        x = word.load(cuda::memory_order_relaxed);
+    word.store(0ull, cuda::memory_order_relaxed);
 #else
-    unsigned long long x = *w;
-    *w = 0;
-    return x;
+    *g = 0;
 #endif
-}
-
-// The ticket is itself the fence, both ways (step 06 puts a __threadfence()
-// on each side of a plain atomicAdd): an acquire-release add at the GPU's
-// scope. Release: the word adds before it (this thread's, or its warp's
-// before a barrier) are seen by whoever sees its ticket. Acquire: the last
-// block sees every word that the blocks before it released. Measured on an
-// H100, the two fences cost 0.3 to 0.6 us a sum (results/NOTES.md).
-HOST_DEVICE unsigned ticket(unsigned *blocks_done)
-{
-#ifdef __CUDA_ARCH__
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> t(*blocks_done);
-    return t.fetch_add(1u, cuda::memory_order_acq_rel);
-#else
-    return (*blocks_done)++;
-#endif
+    return (long long)(x - ((unsigned long long)blocks << COUNT_SHIFT));
 }
 
 // One thread of a block adds the block's words w (digits carried, each in
-// [-2^31, 2^31); counts) to the grid's and takes a ticket, as in step 06:
-// how the CPU tests meet the blocks, one after another (on the GPU, warp 0
-// does the same with a lane per word: combine_warp, below).
-// A grid word sums under 2^31 blocks' words: under 2^62 in size, and
-// integer addition does not care in which order the blocks come (the atomics
-// add two's complement bits: as unsigned, the same add). A word that is zero
-// is not sent: for most sums most are. The block with the last ticket gets
+// [-2^31, 2^31); counts) to the grid's: how the CPU tests meet the blocks,
+// one after another (on the GPU, warp 0 does the same with a lane per word:
+// combine_warp, below). Integer addition does not care in which order the
+// blocks come (the atomics add two's complement bits: as unsigned, the same
+// add). The block whose add completes word 0's count is the last: it gets
 // the grid's words in w, leaves zeros behind, and returns 1.
 HOST_DEVICE int acc_combine(acc_state_t *state, long long *w, unsigned blocks)
 {
+    unsigned long long x[WORDS];
     UNROLL
     for (int i = 0; i < WORDS; i++)
-        if (w[i] != 0)
-            word_add(&state->words[i][0], (unsigned long long)w[i]);
-    if (ticket(&state->blocks_done) != blocks - 1)     // release and acquire
+        x[i] = word_add(&state->words[i][0], w[i]);
+    if (word_count(x[0]) != blocks)
         return 0;
     UNROLL
     for (int i = 0; i < WORDS; i++)
-        w[i] = (long long)word_take(&state->words[i][0]);
-    state->blocks_done = 0;                // every ticket drawn: ready for the next launch
+        w[i] = word_take(&state->words[i][0], x[i], blocks);
     return 1;
 }
 // [end combine]
@@ -213,15 +216,15 @@ __device__ void block_words(cg::thread_block block, const long long *digits, con
 
 // ---- 8. one warp takes the block's words from here --------------------------
 // Lane i holds word i (i < 14; the other lanes hold 0), so that the adds,
-// the exchanges and the rounding are each one instruction for 14 words, and
+// the reads and the rounding are each one instruction for 14 words, and
 // the carries move up a lane at a time instead of down a chain of ten.
 
 // [begin carry_warp]
 // A round of carries across the digits: each lane keeps its low 32 bits,
 // read as signed, and passes the rest up. From digits under 2^63 in size,
-// one round leaves them in [-2^32, 2^32): a block's words are then small
-// enough for under 2^31 blocks to add up. Two leave them within 2^31 + 1:
-// what the rounding needs, and small enough for any number of ranks. What
+// one round leaves them in [-2^32, 2^32), two within 2^31 + 1: what the
+// blocks' meeting needs (MAX_BLOCKS of them sum to under 2^47), what the
+// rounding needs, and small enough for any number of ranks. What
 // leaves digit 9 is a multiple of 2^320 (gone, as in acc_carry); the counts
 // stay as they are.
 __device__ long long carry_round(cg::thread_block_tile<32> warp, long long d)
@@ -239,27 +242,19 @@ __device__ long long carry_warp(cg::thread_block_tile<32> warp, long long d)
 // [end carry_warp]
 
 // [begin combine_warp]
-// acc_combine with a lane per word: every lane adds its word, then lane 0
-// takes the ticket. The warp's barrier orders the lanes' adds before it, and
-// the ticket's release orders them before what the last block reads after
-// its acquire; the barrier after it hands that on to the other lanes. In the
+// acc_combine with a lane per word: every lane adds its word and gets the
+// grid word back; lane 0's says whether this block completed word 0. In the
 // last block, every lane returns with the grid's word in *w, and true.
 __device__ bool combine_warp(cg::thread_block_tile<32> warp, acc_state_t *state, long long *w,
                              unsigned blocks)
 {
     unsigned i = warp.thread_rank();
-    if (i < WORDS && *w != 0)
-        word_add(&state->words[i][0], (unsigned long long)*w);
-    warp.sync();
-    unsigned last = 0;
-    if (i == 0)
-        last = ticket(&state->blocks_done) == blocks - 1;   // release and acquire
-    if (!warp.shfl(last, 0))
-        return false;
-    warp.sync();
-    *w = i < WORDS ? (long long)word_take(&state->words[i][0]) : 0;
-    if (i == 0)
-        state->blocks_done = 0;            // every ticket drawn: ready for the next launch
+    unsigned long long x = 0;
+    if (i < WORDS)
+        x = word_add(&state->words[i][0], *w);
+    if (!warp.shfl(word_count(x) == blocks, 0))
+        return false;                              // word 0 still counts other blocks
+    *w = i < WORDS ? word_take(&state->words[i][0], x, blocks) : 0;
     return true;
 }
 // [end combine_warp]

@@ -131,7 +131,8 @@ static void plan_ranks(multi_run_t *c, const options_t *opt, const device_t *dev
         if (!R->L.block)                             /* attributes on the rank's GPU */
             R->L.block = step->block_size ? step->block_size(&R->L) : step->default_block;
         if (sh.count)
-            R->L.grid = (int)checked_grid(step->grid_size(&R->L), opt->grid, sh.count, R->L.block, &dev[i]);
+            R->L.grid = (int)checked_grid(step->grid_size(&R->L), opt->grid, sh.count, R->L.block,
+                                        step->max_grid, &dev[i]);
         c->sums_bytes[i] = step->sums_size(R);
         if (sh.count > largest) largest = sh.count;
     }

@@ -66,6 +66,8 @@ typedef struct {
                                                     (device, sm_count set) without --block */
     size_t state_bytes;                          /* each rank's state, or 0 */
     size_t (*grid_size)(const launch_t *L);      /* blocks for a shard of L->n >= 1 elements */
+    size_t max_grid;                             /* the most blocks a launch may have, or 0:
+                                                    the device's limit */
     size_t (*sums_size)(const rank_t *R);        /* bytes of R->sums (0: none, R->sums NULL) */
     void (*connect)(const team_t *t);            /* a communicator for every local rank */
     void (*disconnect)(const team_t *t, int abort);   /* destroy them, or abort (on an error) */
