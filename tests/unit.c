@@ -549,7 +549,7 @@ static void test_report(void)
 /* ---- the grid ------------------------------------------------------------------ */
 /* checked_grid in a child process, which it may stop: the child's exit status
  * (0 if checked_grid returned) and what was written to stderr. */
-static int grid_child(size_t chosen, int asked, char *msg, size_t len)
+static int grid_child(size_t chosen, int asked, size_t most, char *msg, size_t len)
 {
     int fd[2];
     if (pipe(fd) != 0) return -1;
@@ -559,7 +559,7 @@ static int grid_child(size_t chosen, int asked, char *msg, size_t len)
         dup2(fd[1], 2);
         close(fd[0]);
         device_t d = { .name = "a test GPU", .max_grid_x = 1000 };
-        checked_grid(chosen, asked, 5000, 256, &d);
+        checked_grid(chosen, asked, 5000, 256, most, &d);
         _exit(0);
     }
     close(fd[1]);
@@ -574,18 +574,23 @@ static int grid_child(size_t chosen, int asked, char *msg, size_t len)
 static void test_grid(void)
 {
     device_t d = { .name = "a test GPU", .max_grid_x = 1000 };
-    check(checked_grid(132, 0, 5000, 256, &d) == 132, "checked_grid: the step's grid without --grid");
-    check(checked_grid(132, 50, 5000, 256, &d) == 50, "checked_grid: --grid over the step's");
-    check(checked_grid(132, 1000, 5000, 256, &d) == 1000, "checked_grid: --grid at the GPU's limit");
-    static const struct { size_t chosen; int asked, code; const char *says, *what; } bad[] = {
-        { 0, 0, EXIT_DEVICE, "no block of 256 threads fits on a test GPU", "no block fits" },
-        { 0, 50, EXIT_DEVICE, "try a smaller --block", "no block fits, --grid given" },
-        { 2000, 0, EXIT_USAGE, "allows at most 1000", "the step's grid above the limit" },
-        { 132, 1001, EXIT_USAGE, "--grid 1001 is more blocks than a test GPU allows", "--grid above the limit" },
+    check(checked_grid(132, 0, 5000, 256, 0, &d) == 132, "checked_grid: the step's grid without --grid");
+    check(checked_grid(132, 50, 5000, 256, 0, &d) == 50, "checked_grid: --grid over the step's");
+    check(checked_grid(132, 1000, 5000, 256, 0, &d) == 1000, "checked_grid: --grid at the GPU's limit");
+    check(checked_grid(132, 500, 5000, 256, 500, &d) == 500, "checked_grid: --grid at the step's limit");
+    static const struct { size_t chosen; int asked; size_t most; int code; const char *says, *what; } bad[] = {
+        { 0, 0, 0, EXIT_DEVICE, "no block of 256 threads fits on a test GPU", "no block fits" },
+        { 0, 50, 0, EXIT_DEVICE, "try a smaller --block", "no block fits, --grid given" },
+        { 2000, 0, 0, EXIT_USAGE, "allows at most 1000", "the step's grid above the limit" },
+        { 132, 1001, 0, EXIT_USAGE, "--grid 1001 is more blocks than a test GPU allows", "--grid above the limit" },
+        { 132, 501, 500, EXIT_USAGE, "--grid 501 is more blocks than this step can combine (at most 500)",
+          "--grid above the step's limit" },
+        { 600, 0, 500, EXIT_USAGE, "this step can combine at most 500; use a larger --block",
+          "the step's grid above its own limit" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char msg[512];
-        int code = grid_child(bad[i].chosen, bad[i].asked, msg, sizeof msg);
+        int code = grid_child(bad[i].chosen, bad[i].asked, bad[i].most, msg, sizeof msg);
         char *nl = strchr(msg, '\n');       /* its line (a sanitizer may add its own after it) */
         if (nl) *nl = '\0';
         check(code == bad[i].code && nl && strncmp(msg, "reduce: ", 8) == 0 && strstr(msg, bad[i].says),
