@@ -16,14 +16,22 @@
 #   thread0       the step as it was before warp 0 took over the tail:
 #                 thread 0 carries, adds, fetches and rounds, with a fence on
 #                 each side of the ticket
-#   fences        the step with a __threadfence() on each side of a plain
-#                 atomicAdd ticket instead of the acquire-release ticket
+#   ticket        the step as it was before its grid words counted blocks
+#                 (from git): the blocks meet by an acquire-release ticket
+#                 after their word adds, and the last block exchanges the
+#                 words back; the next three are pieces of it, each timed
+#                 against it (a copy of it with one piece changed):
+#   fences        a __threadfence() on each side of a plain atomicAdd ticket
+#                 instead of the acquire-release ticket
 #   no_round      the last block stores digit 0's bits instead of rounding
 #   carry_always  every thread carries its digits before the block sum
 #   no_flags      no flag reduction: no REDUX, no per-tile word; warp 0
 #                 sets the flag words as the default input needs them
 #   no_fetch      the last block does not take the grid's words back (the
 #                 exchanges) and rounds its own: what fetching them costs
+#   copies2       the grid's words in two copies, odd blocks adding to the
+#                 second: half the blocks' adds queue at each address; the
+#                 last block takes both back in one exchange (lanes 16 to 29)
 #   carveout_max  the kernel asks for the largest shared-memory carveout
 #   shuffle_sum   the block's digit sums by cg::reduce's five rounds of 64-bit
 #                 shuffles instead of three 32-bit REDUX adds (tile_sum)
@@ -37,9 +45,6 @@
 #                 multiprocessor): what the smaller group alone does
 #   prefetch      each thread asks L2 for its next group's vectors (PTX
 #                 prefetch.global.L2) before it adds the group it has
-#   copies2       the grid's words in two copies, odd blocks adding to the
-#                 second: half the blocks' adds queue at each address; the
-#                 last block takes both back in one exchange (lanes 16 to 29)
 # The streaming (results/NOTES.md, "the streaming gap, third round"); the
 # larger ones replace a block of the accumulator by bench/exact_variants/NAME.cuh:
 #   loads_only    the group's arithmetic left out: its bits added as integers
@@ -87,6 +92,10 @@
 #   fit           the grid as every block that fits, as the step had it, instead
 #                 of as few blocks as take the same number of rounds: a last,
 #                 partial round on the first blocks while the others wait
+#   roll          a thread's loads roll from group to group: vector k of the
+#                 next group is loaded as soon as vector k of this one is
+#                 added, so the next group flies while this one is added; a
+#                 slow group is read again (roll.cuh)
 # A variant that skips a piece may give wrong sums (WRONG rows): only the
 # times count here. Each variant runs twice, alternating, at 2^20 to 2^26;
 # then step 07 against step 10 (FP64 and not, and step 10 with --block 1024)
@@ -101,13 +110,13 @@ mkdir -p "$V"
 
 # ---- the sources -----------------------------------------------------------------
 ACC="exact_acc.cuh exact_digits.cuh exact_group.cuh exact_meet.cuh"
-variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK[:SRC] ...]: writes $V/NAME/ from the step;
-    mkdir -p "$V/$1"          # FILE's block BLOCK becomes bench/exact_variants/SRC.cuh (SRC: NAME)
-    local same=1 h b
-    sed -e "$2" steps/10_exact.cu > "$V/$1/10_exact.cu.new"
-    cmp -s "$V/$1/10_exact.cu.new" steps/10_exact.cu || same=0
+variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK[:SRC] ...]: writes $V/NAME/ from the step
+    mkdir -p "$V/$1"          # (or from FROM=DIR); FILE's block BLOCK becomes bench/exact_variants/SRC.cuh (SRC: NAME)
+    local same=1 h b from=${FROM:-steps}
+    sed -e "$2" "$from/10_exact.cu" > "$V/$1/10_exact.cu.new"
+    cmp -s "$V/$1/10_exact.cu.new" "$from/10_exact.cu" || same=0
     for h in $ACC; do                          # the accumulator's headers
-        sed -e "$3" "steps/$h" > "$V/$1/$h.new"
+        sed -e "$3" "$from/$h" > "$V/$1/$h.new"
         for b in "${@:4}"; do
             [ "${b%%:*}" = "$h" ] || continue
             b=${b#*:}
@@ -123,7 +132,7 @@ a, b = text.index(begin) + len(begin), text.index(end)
 open(path, "w").write(text[:a] + open(src).read() + text[b:])
 PY
         done
-        cmp -s "$V/$1/$h.new" "steps/$h" || same=0
+        cmp -s "$V/$1/$h.new" "$from/$h" || same=0
     done
     if [ "$1" != base ] && [ $same = 1 ]; then
         echo "exact_variants: the variant $1 changes nothing: its sed no longer matches the step" >&2
@@ -134,18 +143,31 @@ PY
     done
 }
 variant base '' ''
-variant fences '' 's|return t.fetch_add(1u, cuda::memory_order_acq_rel);|__threadfence(); unsigned old = atomicAdd(blocks_done, 1u); __threadfence(); (void)t; return old;|'
+# The blocks' meeting as it was (a ticket), from git, and three of its pieces
+# timed against it: FROM=$V/ticket.
+mkdir -p "$V/ticket"
+for f in 10_exact.cu $ACC; do
+    git show "4da1e1c:steps/$f" > "$V/ticket/$f.new" 2>/dev/null || break
+    cmp -s "$V/ticket/$f.new" "$V/ticket/$f" && rm "$V/ticket/$f.new" || mv "$V/ticket/$f.new" "$V/ticket/$f"
+done
+TICKET=
+if [ -s "$V/ticket/exact_meet.cuh" ]; then
+    TICKET="ticket fences no_fetch copies2"
+    FROM=$V/ticket variant fences '' 's|return t.fetch_add(1u, cuda::memory_order_acq_rel);|__threadfence(); unsigned old = atomicAdd(blocks_done, 1u); __threadfence(); (void)t; return old;|'
+    FROM=$V/ticket variant no_fetch '' 's|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|(void)state;|'
+    FROM=$V/ticket variant copies2 '' 's|unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words\[i\]\[0\]|unsigned long long words[WORDS][LINE_WORDS], words2[WORDS][LINE_WORDS];   // words[i][0]|
+    s|word_add(&state->words\[i\]\[0\], (unsigned long long)\*w);|word_add(\&(blockIdx.x \& 1 ? state->words2 : state->words)[i][0], (unsigned long long)*w);|
+    s|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|*w = i < WORDS ? (long long)word_take(\&state->words[i][0]) : i - 16 < WORDS ? (long long)word_take(\&state->words2[i - 16][0]) : 0; long long o = warp.shfl_down(*w, 16); *w = i < 16 ? *w + o : 0;|'
+else
+    echo "exact_variants: no git history here: the variants 'ticket', 'fences', 'no_fetch' and 'copies2' are left out" >&2
+fi
 variant no_round 's|unsigned bits = round_warp(tile, w);|unsigned bits = (unsigned)w;|' ''
 variant carry_always 's|if (acc_must_carry(n, threads)) |if (n) |' ''
 variant no_flags 's|flags = cg::reduce(tile, flags, cg::bit_or<unsigned>());|(void)flags;|
 /if (tile.thread_rank() == 0)$/{N;/tile_flags/d}
 s|i < WORDS ? words\[i\] : 0|i < DIGITS ? words[i] : i == NOT_NEG_ZERO_COUNT|' \
     's|if (tile.meta_group_rank() == tiles - 1) {|if (false) {|'
-variant no_fetch '' 's|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|(void)state;|'
 variant carveout_max 's|\(    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));\)|\1\n    CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));|' ''
-variant copies2 '' 's|unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words\[i\]\[0\]|unsigned long long words[WORDS][LINE_WORDS], words2[WORDS][LINE_WORDS];   // words[i][0]|
-s|word_add(&state->words\[i\]\[0\], (unsigned long long)\*w);|word_add(\&(blockIdx.x \& 1 ? state->words2 : state->words)[i][0], (unsigned long long)*w);|
-s|\*w = i < WORDS ? (long long)word_take(&state->words\[i\]\[0\]) : 0;|*w = i < WORDS ? (long long)word_take(\&state->words[i][0]) : i - 16 < WORDS ? (long long)word_take(\&state->words2[i - 16][0]) : 0; long long o = warp.shfl_down(*w, 16); *w = i < 16 ? *w + o : 0;|'
 variant group16 's|__launch_bounds__(1024)|__maxnreg__(40)|
 s|        return 1024;|        return 512;|' 's|#define GROUP_VECTORS 8|#define GROUP_VECTORS 4|'
 variant group16_1024 '' 's|#define GROUP_VECTORS 8|#define GROUP_VECTORS 4|'
@@ -163,12 +185,12 @@ variant chunks '' '' exact_group.cuh:accumulate
 variant pipe '' '' exact_group.cuh:accumulate
 variant dynamic1 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
 s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
-    's#unsigned blocks_done;  #unsigned blocks_done, next;#
-s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#' exact_group.cuh:accumulate:dynamic
+    's#^    unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words.*#&\n    unsigned next;#
+s#^    \*w = i < WORDS ? word_take(&state->words\[i\]\[0\], x, blocks) : 0;#&\n    if (i == 0) state->next = 0;#' exact_group.cuh:accumulate:dynamic
 variant dynamic4 's#thread_accumulate(in, n, rank, threads, mine, 32)#thread_accumulate(in, n, rank, threads, mine, 32, \&state->next)#
 s#^    block.sync();                                  // every thread.s digits and flags are in#&\n    if (gridDim.x == 1 \&\& threadIdx.x == 0) state->next = 0;#' \
-    's#unsigned blocks_done;  #unsigned blocks_done, next;#
-s#state->blocks_done = 0;#state->blocks_done = 0; state->next = 0;#
+    's#^    unsigned long long words\[WORDS\]\[LINE_WORDS\];   // words.*#&\n    unsigned next;#
+s#^    \*w = i < WORDS ? word_take(&state->words\[i\]\[0\], x, blocks) : 0;#&\n    if (i == 0) state->next = 0;#
 s|^#define GROUP_VECTORS 8$|&\n#define CLAIM 4|' exact_group.cuh:accumulate:dynamic
 variant tree '' '' exact_group.cuh:group_sum
 variant adds3 '' '' exact_digits.cuh:acc_add
@@ -180,6 +202,7 @@ variant async 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (si
 variant fit 's#^    return div_up(groups, rounds \* L->block);#    (void)rounds;\
     return min_size(resident, div_up(groups, L->block));#' ''
 variant compact '' '' exact_group.cuh:add_group
+variant roll '' '' exact_group.cuh:accumulate
 variant bulk 's#return (size_t)block \* DIGITS \* sizeof(long long);#return (size_t)block * (DIGITS * sizeof(long long) + GROUP_VECTORS * 16);#' '' exact_group.cuh:accumulate
 variant ahead1 '' 's|^#define GROUP_VECTORS 8$|&\n#define AHEAD 1|' exact_group.cuh:accumulate:ahead
 variant ahead2 '' 's|^#define GROUP_VECTORS 8$|&\n#define AHEAD 2|' exact_group.cuh:accumulate:ahead
@@ -194,8 +217,8 @@ variant warm 's#    unsigned flags = thread_accumulate(in, n, rank, threads, min
         }\
         block.sync();\
     });#' '' exact_group.cuh:accumulate
-NAMES="base thread0 fences no_round carry_always no_flags no_fetch carveout_max shuffle_sum copies2 group16 group16_1024 prefetch"
-NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window bulk ahead1 ahead2 warm compact fit"
+NAMES="base $TICKET thread0 no_round carry_always no_flags carveout_max shuffle_sum group16 group16_1024 prefetch"
+NAMES="$NAMES loads_only skip_last no_convert float_hi split spread chunks pipe async bits1 bits2 bits4 dynamic1 dynamic4 tree adds3 window bulk ahead1 ahead2 warm compact fit roll"
 mkdir -p "$V/thread0"
 for f in 10_exact.cu $ACC; do                     # the thread-0 tail, from git
     git show "5bc0393:steps/$f" > "$V/thread0/$f.new" 2>/dev/null || break
@@ -298,13 +321,13 @@ def table(title, labels, sizes):
 dev = rows[0]["device"] if rows else "?"
 print("step 10's tail on %s: median us, medians of the rounds (cold L2)\n" % dev)
 table("variants (time; lower than base = what the piece costs)",
-      ["base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
-       "carveout_max", "shuffle_sum", "copies2", "window_round", "group16", "group16_1024", "prefetch"],
+      ["base", "ticket", "fences", "no_fetch", "copies2", "before", "thread0", "no_round", "carry_always", "no_flags",
+       "carveout_max", "shuffle_sum", "window_round", "group16", "group16_1024", "prefetch"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 26])
 table("the streaming (time; a probe's or a reorganisation's beside the base)",
       ["base", "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
        "bits1", "bits2", "bits4", "dynamic1", "dynamic4",
-       "tree", "adds3", "window", "compact", "bulk", "ahead1", "ahead2", "warm", "fit"],
+       "tree", "adds3", "window", "compact", "bulk", "ahead1", "ahead2", "warm", "fit", "roll"],
       [1 << 20, 1 << 22, 1 << 24, 1 << 25, 1 << 26])
 sizes = [1 << k for k in range(14, 29, 2)]
 table("step 07 against step 10", ["step07", "step10", "step10_no_fp64", "step10_block1024",

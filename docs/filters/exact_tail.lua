@@ -43,29 +43,30 @@ return function(h)
   local FILE, PREDICTIONS = "exact_tail.csv", "bench/exact_tail_predictions.csv"
   local TARGETS = { { lo = 2 ^ 24, hi = 2 ^ 28, most = 1.03 }, { lo = 2 ^ 20, hi = 2 ^ 20, most = 1.15 } }
   local STEPS = { "step07", "step10", "step10_no_fp64", "step10_block1024", "step07_wide", "step10_wide" }
-  local VARIANTS = { "base", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
+  local VARIANTS = { "base", "ticket", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
                      "carveout_max", "shuffle_sum", "copies2",
                      "window_round", "group16", "group16_1024", "prefetch" }
   -- The streaming's probes and reorganisations (a pieces table with labels="...").
   local STREAM = { "loads_only", "skip_last", "no_convert", "float_hi", "split", "spread", "chunks", "pipe", "async",
                    "bits1", "bits2", "bits4", "dynamic1", "dynamic4", "tree", "adds3", "window",
-                   "compact", "bulk", "ahead1", "ahead2", "warm", "fit" }
+                   "compact", "bulk", "ahead1", "ahead2", "warm", "fit", "roll" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
     before = "the tail before the first round of changes (its time over the base's)",
     thread0 = "thread 0 doing warp 0's work, with a fence on each side of the ticket, as before (its time over the base's)",
-    fences = "a fence on each side of a plain ticket instead of the acquire-release ticket (added)",
+    ticket = "the blocks meeting by a ticket, as before: an acquire-release add after the word adds, then an exchange of each word (its time over the base's)",
+    fences = "in `ticket`: a fence on each side of a plain ticket instead of the acquire-release ticket (added, against `ticket`)",
     no_round = "the rounding (left out: the last block stores digit 0's bits)",
     carry_always = "a carry by every thread before the block sums its digits (added)",
     no_flags = "the flags' reduction (left out: warp 0 sets the flag words the input needs)",
-    no_fetch = "the last block taking the grid's words back (left out: it rounds its own)",
+    no_fetch = "in `ticket`: the last block taking the grid's words back (left out: it rounds its own; against `ticket`)",
     carveout_max = "asking for the largest shared-memory carveout (added)",
     shuffle_sum = "the block's digit sums by 64-bit shuffles (cg::reduce) instead of three 32-bit REDUX adds (added)",
     window_round = "the rounding bit by bit (the window's top bit, 24 kept, the rest against half) instead of by the conversion (added)",
     group16 = "groups of 16 at 40 registers, blocks of 512: 1536 threads a multiprocessor instead of 1024 (its time over the base's)",
     group16_1024 = "groups of 16 at the step's occupancy (its time over the base's)",
     prefetch = "an L2 prefetch of each thread's next group before it adds the one it has (added)",
-    copies2 = "the grid's words in two copies, odd blocks adding to the second (added)",
+    copies2 = "in `ticket`: the grid's words in two copies, odd blocks adding to the second (added, against `ticket`)",
     loads_only = "the group's arithmetic (left out: its bits added as integers; the loads and the launch alone)",
     skip_last = "each thread's last group's arithmetic (left out, as in `loads_only`)",
     no_convert = "the conversions to double (left out: the group summed in a float)",
@@ -89,8 +90,9 @@ return function(h)
     ahead2 = "the same, two chunks ahead (its time over the base's)",
     warm = "the ending run once on zero digits at the start, its instructions cached (its time over the base's)",
     fit = "every block that fits, as before, instead of whole rounds: a last, partial round (its time over the base's)",
+    roll = "each vector of the next group loaded as soon as this group's vector is added: the next group in flight during the add (its time over the base's)",
   }
-  local ADDS = { before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
+  local ADDS = { ticket = true, roll = true, before = true, thread0 = true, fences = true, carry_always = true, carveout_max = true,
                  shuffle_sum = true, window_round = true, copies2 = true,
                  group16 = true, group16_1024 = true, prefetch = true,
                  float_hi = true, split = true, spread = true, chunks = true, pipe = true, async = true,
@@ -204,8 +206,10 @@ return function(h)
   -- What a variant's piece costs at n: the time it adds. A variant that
   -- leaves a piece out costs the base's time minus its own; one that adds
   -- something (or is the old tail), its own time minus the base's.
+  -- Pieces of the ticket are timed against the copy that has it.
+  local BASE = { fences = "ticket", no_fetch = "ticket", copies2 = "ticket" }
   local function cost(d, label, n)
-    local t, b = time_of(d, label, n), time_of(d, "base", n)
+    local t, b = time_of(d, label, n), time_of(d, BASE[label] or "base", n)
     if not (t and b) then return nil end
     return ADDS[label] and t - b or b - t
   end
