@@ -52,8 +52,8 @@ return function(h)
                    "compact", "bulk", "ahead1", "ahead2", "warm", "fit", "roll" }
   -- What each variant's piece is, and which variants add it rather than leave it out.
   local WHAT = {
-    before = "the tail before the first round of changes (its time over the base's)",
-    thread0 = "thread 0 doing warp 0's work, with a fence on each side of the ticket, as before (its time over the base's)",
+    before = "the tail before the first round of changes (its time over `ticket`'s)",
+    thread0 = "thread 0 doing warp 0's work, with a fence on each side of the ticket, as before (its time over `ticket`'s)",
     ticket = "the blocks meeting by a ticket, as before: an acquire-release add after the word adds, then an exchange of each word (its time over the base's)",
     fences = "in `ticket`: a fence on each side of a plain ticket instead of the acquire-release ticket (added, against `ticket`)",
     no_round = "the rounding (left out: the last block stores digit 0's bits)",
@@ -207,7 +207,7 @@ return function(h)
   -- leaves a piece out costs the base's time minus its own; one that adds
   -- something (or is the old tail), its own time minus the base's.
   -- Pieces of the ticket are timed against the copy that has it.
-  local BASE = { fences = "ticket", no_fetch = "ticket", copies2 = "ticket" }
+  local BASE = { fences = "ticket", no_fetch = "ticket", copies2 = "ticket", before = "ticket", thread0 = "ticket" }
   local function cost(d, label, n)
     local t, b = time_of(d, label, n), time_of(d, BASE[label] or "base", n)
     if not (t and b) then return nil end
