@@ -49,6 +49,47 @@ def replace(text, old, new, where):
     return text.replace(old, new, 1)
 
 
+def stamp_step(s):
+    """The kernel's stamps: the block's words, the meeting, the rounding, and the print."""
+    s = replace(s, "    extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes\n",
+                "    extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes\n"
+                "    unsigned tl_slot = tl_launch & 1, tl_wid = (blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
+                "    if (threadIdx.x % 32 == 0)\n"
+                "        tl_w[tl_slot][tl_wid] = { tl_now(), 0, 0, blockIdx.x, threadIdx.x / 32 };\n",
+                "10_exact.cu")
+    s = replace(s, "    block_words(block, digits, tile_flags, words);\n    block.sync();\n",
+                "    block_words(block, digits, tile_flags, words);\n    block.sync();\n"
+                "    if (threadIdx.x == 0) tl_b[tl_slot][blockIdx.x].t4 = tl_now();\n", "10_exact.cu")
+    old_meet = ("    if (gridDim.x > 1 && !combine_warp(tile, state, &w, gridDim.x))\n"
+                "        return;                                    // not the last block\n")
+    new_meet = ("        if (!combine_warp(tile, state, &w, gridDim.x))\n"
+                "            return;                                // not the last block\n")
+    if old_meet in s:                          # the ticket, as the step had it
+        s = s.replace(old_meet, "    bool tl_last = gridDim.x == 1 || combine_warp(tile, state, &w, gridDim.x);\n"
+                      "    if (i == 0) tl_b[tl_slot][blockIdx.x].t5 = tl_now();\n"
+                      "    if (!tl_last)\n        return;\n", 1)
+    else:
+        s = replace(s, new_meet, "        bool tl_last = combine_warp(tile, state, &w, gridDim.x);\n"
+                    "        if (i == 0) tl_b[tl_slot][blockIdx.x].t5 = tl_now();\n"
+                    "        if (!tl_last)\n            return;\n", "10_exact.cu")
+    s = replace(s, "    if (i == 0)\n        *out = float_of(bits);\n",
+                "    if (i == 0)\n        *out = float_of(bits);\n"
+                "    if (i == 0) {\n"
+                "        tl_b[tl_slot][blockIdx.x].t6 = tl_now();\n"
+                "        if (tl_launch == 8 && !rank_words && gridDim.x <= 8192 && gridDim.x * blockDim.x <= 65536 * 32) {\n"
+                "            unsigned p = 1 - tl_slot, warps = gridDim.x * blockDim.x / 32;\n"
+                "            printf(\"TLN,%llu,%u,%u\\n\", (unsigned long long)n, gridDim.x, blockDim.x);\n"
+                "            for (unsigned k = 0; k < warps; k++)\n"
+                "                printf(\"TLW,%u,%u,%llu,%llu,%llu\\n\", tl_w[p][k].block, tl_w[p][k].warp,\n"
+                "                       tl_w[p][k].t0, tl_w[p][k].t1, tl_w[p][k].t2);\n"
+                "            for (unsigned b = 0; b < gridDim.x; b++)\n"
+                "                printf(\"TLB,%u,%llu,%llu,%llu\\n\", b, tl_b[p][b].t4, tl_b[p][b].t5, tl_b[p][b].t6);\n"
+                "        }\n"
+                "        tl_launch++;\n"
+                "    }\n", "10_exact.cu")
+    return s
+
+
 def make(src):
     files = ("10_exact.cu", "exact_acc.cuh", "exact_digits.cuh", "exact_group.cuh", "exact_meet.cuh")
     for name, loads_only in (("timeline", False), ("timeline_lo", True)):
@@ -75,43 +116,7 @@ def make(src):
 #endif
     }
     return flags;''', "exact_group.cuh")
-        s = text["10_exact.cu"]
-        s = replace(s, "    extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes\n",
-                    "    extern __shared__ long long digits[];          // DIGITS per thread: see digits_bytes\n"
-                    "    unsigned tl_slot = tl_launch & 1, tl_wid = (blockIdx.x * blockDim.x + threadIdx.x) / 32;\n"
-                    "    if (threadIdx.x % 32 == 0)\n"
-                    "        tl_w[tl_slot][tl_wid] = { tl_now(), 0, 0, blockIdx.x, threadIdx.x / 32 };\n",
-                    "10_exact.cu")
-        s = replace(s, "    block_words(block, digits, tile_flags, words);\n    block.sync();\n",
-                    "    block_words(block, digits, tile_flags, words);\n    block.sync();\n"
-                    "    if (threadIdx.x == 0) tl_b[tl_slot][blockIdx.x].t4 = tl_now();\n", "10_exact.cu")
-        old_meet = ("    if (gridDim.x > 1 && !combine_warp(tile, state, &w, gridDim.x))\n"
-                    "        return;                                    // not the last block\n")
-        new_meet = ("        if (!combine_warp(tile, state, &w, gridDim.x))\n"
-                    "            return;                                // not the last block\n")
-        if old_meet in s:                          # the ticket, as the step had it
-            s = s.replace(old_meet, "    bool tl_last = gridDim.x == 1 || combine_warp(tile, state, &w, gridDim.x);\n"
-                          "    if (i == 0) tl_b[tl_slot][blockIdx.x].t5 = tl_now();\n"
-                          "    if (!tl_last)\n        return;\n", 1)
-        else:
-            s = replace(s, new_meet, "        bool tl_last = combine_warp(tile, state, &w, gridDim.x);\n"
-                        "        if (i == 0) tl_b[tl_slot][blockIdx.x].t5 = tl_now();\n"
-                        "        if (!tl_last)\n            return;\n", "10_exact.cu")
-        s = replace(s, "    if (i == 0)\n        *out = float_of(bits);\n",
-                    "    if (i == 0)\n        *out = float_of(bits);\n"
-                    "    if (i == 0) {\n"
-                    "        tl_b[tl_slot][blockIdx.x].t6 = tl_now();\n"
-                    "        if (tl_launch == 8 && !rank_words && gridDim.x <= 8192 && gridDim.x * blockDim.x <= 65536 * 32) {\n"
-                    "            unsigned p = 1 - tl_slot, warps = gridDim.x * blockDim.x / 32;\n"
-                    "            printf(\"TLN,%llu,%u,%u\\n\", (unsigned long long)n, gridDim.x, blockDim.x);\n"
-                    "            for (unsigned k = 0; k < warps; k++)\n"
-                    "                printf(\"TLW,%u,%u,%llu,%llu,%llu\\n\", tl_w[p][k].block, tl_w[p][k].warp,\n"
-                    "                       tl_w[p][k].t0, tl_w[p][k].t1, tl_w[p][k].t2);\n"
-                    "            for (unsigned b = 0; b < gridDim.x; b++)\n"
-                    "                printf(\"TLB,%u,%llu,%llu,%llu\\n\", b, tl_b[p][b].t4, tl_b[p][b].t5, tl_b[p][b].t6);\n"
-                    "        }\n"
-                    "        tl_launch++;\n"
-                    "    }\n", "10_exact.cu")
+        s = stamp_step(text["10_exact.cu"])
         text["10_exact.cu"], text["exact_group.cuh"] = s, g
         for f, t in text.items():
             p = os.path.join(d, f)

@@ -578,14 +578,14 @@ static void test_grid(void)
     check(checked_grid(132, 50, 5000, 256, 0, &d) == 50, "checked_grid: --grid over the step's");
     check(checked_grid(132, 1000, 5000, 256, 0, &d) == 1000, "checked_grid: --grid at the GPU's limit");
     check(checked_grid(132, 500, 5000, 256, 500, &d) == 500, "checked_grid: --grid at the step's limit");
-    static const struct { size_t chosen; int asked; size_t most; int code; const char *says, *what; } bad[] = {
+    static const struct { size_t chosen, most; int asked, code; const char *says, *what; } bad[] = {
         { 0, 0, 0, EXIT_DEVICE, "no block of 256 threads fits on a test GPU", "no block fits" },
-        { 0, 50, 0, EXIT_DEVICE, "try a smaller --block", "no block fits, --grid given" },
+        { 0, 0, 50, EXIT_DEVICE, "try a smaller --block", "no block fits, --grid given" },
         { 2000, 0, 0, EXIT_USAGE, "allows at most 1000", "the step's grid above the limit" },
-        { 132, 1001, 0, EXIT_USAGE, "--grid 1001 is more blocks than a test GPU allows", "--grid above the limit" },
-        { 132, 501, 500, EXIT_USAGE, "--grid 501 is more blocks than this step can combine (at most 500)",
+        { 132, 0, 1001, EXIT_USAGE, "--grid 1001 is more blocks than a test GPU allows", "--grid above the limit" },
+        { 132, 500, 501, EXIT_USAGE, "--grid 501 is more blocks than this step can combine (at most 500)",
           "--grid above the step's limit" },
-        { 600, 0, 500, EXIT_USAGE, "this step can combine at most 500; use a larger --block",
+        { 600, 500, 0, EXIT_USAGE, "this step can combine at most 500; use a larger --block",
           "the step's grid above its own limit" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
