@@ -267,10 +267,19 @@ compare: all bench
 # the host tests check that every GPU's file holds the same bits as the CPU replica.
 bits: step08
 	python3 bench/bits.py
-# Step 09 on 1 GPU up to every GPU here (MULTI_GPUS=1: the one-GPU baseline),
-# writing results/<gpu>-x<G>/: weak and strong scaling, the combine alone.
-compare-multi: step08 step09
-	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS))
+# Steps 09 and 10 on 1 GPU up to every GPU here (MULTI_GPUS=1: the one-GPU
+# baseline), writing results/<gpu>-x<G>/: weak and strong scaling, the
+# combine alone, the small sizes; LARGE=3*2^33 adds one sum of that many
+# elements over every GPU (more than one GPU holds).
+compare-multi: step08 step09 step10
+	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS)) $(if $(LARGE),--large '$(LARGE)') \
+	    $(if $(LARGE_ONLY),--large-only)
+# Where a small sum's microseconds go on several GPUs (lab/multi-gpu/):
+# each piece of a run of steps 09 and 10 timed alone, for G = 1 .. every GPU.
+$(BUILD)/lab/collectives: lab/multi-gpu/collectives.cu $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -I$(NCCL_INC) -o $@ $< -L$(NCCL_LIBDIR) -lnccl
+lab-collectives: $(BUILD)/lab/collectives
 plots:
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
@@ -364,8 +373,9 @@ help:
 	@echo "  make exact-acc-mutants  the same test on broken copies of it: each must fail"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
-	@echo "  make compare-multi  (GPU) step 09 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
-	@echo "                      MULTI_GPUS=1 for the one-GPU baseline"
+	@echo "  make compare-multi  (GPU) steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
+	@echo "                      MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger"
+	@echo "                      than one GPU holds"
 	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
 	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
 	@echo "                      claims_checks.csv); make claims-programs builds their programs"
@@ -393,4 +403,4 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi lab-collectives bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
-"""compare_multi.py: step 09 on one GPU and on several (this is `make compare-multi`).
+"""compare_multi.py: steps 09 and 10 on one GPU and on several (this is `make compare-multi`).
 
     python3 bench/compare_multi.py                # G = 1 .. every GPU here: results/<gpu>-x<G>/
     python3 bench/compare_multi.py --gpus 1       # the one-GPU baseline: results/<gpu>-x1/
+    python3 bench/compare_multi.py --large 3*2^33 # also one sum larger than one GPU holds
     python3 bench/compare_multi.py --from DIR     # the tables and the plot from DIR/multi.csv
 
-For G = 1 up to the GPUs asked for, in one run:
+For each step (09: step 08's bits on G GPUs; 10: the exact sum on G GPUs)
+and G = 1 up to the GPUs asked for, in one run:
     weak      n = G * 2^28: each GPU sums 2^28 elements
     strong    n = 2^30 in all
-    combine   --combine-only at the same sizes: the all-gather and the final
+    combine   --combine-only at the same sizes: the collective and the final
               sum alone, per call
     sweep     n = 2^16 .. 2^28, to find below which n one GPU beats G
-with ./step09 (one process driving G GPUs) and, where mpirun exists and G > 1,
-mpirun -np G ./step09 (one process a GPU); and step 08 on one GPU at 2^28
-and 2^30, for the efficiencies. Writes multi.csv (the harness's columns plus
-kind and form), multi.md (the tables, for the step 09 chapter) and, with
-gnuplot, scaling.svg. Only the standard library.
+    large     (with --large N) n = N on every GPU asked for: a sum larger
+              than one GPU holds, with the wall time of a --check-only run
+              (drawing the input on the CPU, its exact sum, one checked run)
+with ./stepNN --gpus G (one process driving G GPUs) and, where mpirun exists
+and G > 1, mpirun -np G ./stepNN (one process a GPU); and step 08 on one GPU
+at 2^28 and 2^30, for reference. Writes multi.csv (the harness's columns plus
+kind, form and wall_s), multi.md (the tables, which chapters 09 and 10
+quote) and, with gnuplot, scaling.svg. Only the standard library.
 """
 import argparse
 import csv
@@ -31,11 +36,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEAK_PER_GPU = 2 ** 28
 STRONG = 2 ** 30
 SWEEP = [2 ** k for k in range(16, 29, 2)]
-FIELDS_EXTRA = ["kind", "form"]
+STEPS = {"09": "./step09", "10": "./step10"}
+STEP_NAME = {"09": "Step 09 (step 08's bits)", "10": "Step 10 (the exact sum)"}
 
 
 def power_label(n):
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+    """2^28, 3*2^33, or the number itself."""
+    if n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    low = (n & -n).bit_length() - 1
+    return f"{n >> low}*2^{low}" if low >= 10 else str(n)
+
+
+def parse_n(text):
+    m = re.fullmatch(r"(?:(\d+)\*)?2\^(\d+)|(\d+)", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text}': write N as 2^K, M*2^K or digits")
+    return int(m.group(3)) if m.group(3) else int(m.group(1) or 1) << int(m.group(2))
 
 
 def slug(device):
@@ -47,10 +64,13 @@ def progress(msg):
 
 
 def gpu_count():
+    """GPUs here (nvidia-smi, narrowed by CUDA_VISIBLE_DEVICES); 0 without a driver."""
+    if not shutil.which("nvidia-smi"):
+        return 0
     p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
     found = sum(1 for line in p.stdout.splitlines() if line.startswith("GPU"))
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible:
+    if visible is not None:
         found = min(found, len([v for v in visible.split(",") if v.strip()]))
     return found
 
@@ -58,41 +78,62 @@ def gpu_count():
 def mpirun():
     if not shutil.which("mpirun"):
         return None
-    cmd = ["mpirun"]
+    cmd = ["mpirun", "-x", "NCCL_NVLS_ENABLE=0"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     return cmd
 
 
-def run(cmd, kind, form, rows):
+def run(cmd, step, kind, form, rows, extra=None):
     t0 = time.time()
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    wall = time.time() - t0
     got = [r for r in csv.DictReader(io.StringIO(p.stdout)) if r.get("step") != "step"]
     for r in got:
-        r["kind"], r["form"] = kind, form
+        r.update({"program": step, "kind": kind, "form": form, "wall_s": f"{wall:.1f}"})
+        r.update(extra or {})
     rows += got
     note = "" if p.returncode == 0 else "  (" + (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1] + ")"
-    progress(f"  {kind:8s} {form:8s} {' '.join(cmd[-6:])}: {len(got)} rows in {time.time() - t0:.1f} s{note}")
+    progress(f"  {step} {kind:8s} {form:8s} {' '.join(cmd[-6:])}: {len(got)} rows in {wall:.1f} s{note}")
+    return got
 
 
-def measure(max_gpus):
+def measure(max_gpus, steps, large, large_only):
     rows = []
-    run(["./step08", "--csv", "--n", f"{WEAK_PER_GPU},{STRONG}"], "step08", "one", rows)
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    if not large_only:
+        run(["./step08", "--csv", "--n", f"{WEAK_PER_GPU},{STRONG}"], "08", "step08", "one", rows)
     mpi = mpirun()
-    for g in range(1, max_gpus + 1):
-        forms = [("process", ["./step09", "--gpus", str(g)])]
-        if mpi and g > 1:
-            forms.append(("mpirun", mpi + ["-np", str(g), "./step09"]))
-        for form, cmd in forms:
-            run(cmd + ["--csv", "--n", str(g * WEAK_PER_GPU)], "weak", form, rows)
-            run(cmd + ["--csv", "--n", str(STRONG)], "strong", form, rows)
-            run(cmd + ["--csv", "--combine-only", "--n", f"{g * WEAK_PER_GPU},{STRONG}"], "combine", form, rows)
-            run(cmd + ["--csv", "--reps", "100", "--n", ",".join(map(str, SWEEP))], "sweep", form, rows)
+    for step in steps:
+        prog = STEPS[step]
+        for g in range(1, 0 if large_only else max_gpus + 1):
+            forms = [("process", [prog, "--gpus", str(g)])]
+            if mpi and g > 1:
+                forms.append(("mpirun", mpi + ["-np", str(g), prog]))
+            for form, cmd in forms:
+                weak = g * WEAK_PER_GPU
+                sizes = [weak] + ([STRONG] if STRONG != weak else [])
+                for r in run(cmd + ["--csv", "--n", ",".join(map(str, sizes))], step, "weak", form, rows):
+                    if int(r["n"]) == STRONG:
+                        if weak == STRONG:
+                            rows.append(dict(r, kind="strong"))
+                        else:
+                            r["kind"] = "strong"
+                run(cmd + ["--csv", "--combine-only", "--n", ",".join(map(str, sizes))], step, "combine", form, rows)
+                run(cmd + ["--csv", "--reps", "100", "--n", ",".join(map(str, SWEEP))], step, "sweep", form, rows)
+        if large:
+            cmd = [prog, "--gpus", str(max_gpus), "--csv", "--n", str(large)]
+            check = run(cmd + ["--check-only"], step, "large-check", "process", rows)
+            run(cmd + ["--reps", "10"], step, "large", "process", rows,
+                {"check_wall_s": check[0]["wall_s"] if check else ""})
     if not rows:
-        sys.exit("compare-multi: nothing ran (is there a GPU, and is step09 built?)")
+        sys.exit("compare-multi: nothing ran (is there a GPU, and are step09 and step10 built?)")
     out = os.path.join(ROOT, "results", f"{slug(rows[0]['device'])}-x{max_gpus}")
     os.makedirs(out, exist_ok=True)
-    fields = list(rows[0].keys())
+    if large_only and os.path.exists(os.path.join(out, "multi.csv")):   # the last full run's other rows
+        done = {(r["program"], r["kind"]) for r in rows}
+        rows = [r for r in load(out)[0] if (r["program"], r["kind"]) not in done] + rows
+    fields = list(dict.fromkeys(list(rows[0].keys()) + ["program", "kind", "form", "wall_s", "check_wall_s"]))
     with open(os.path.join(out, "multi.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
@@ -109,39 +150,39 @@ def fmt_us(t):
     return f"{t:,.0f}" if t >= 1000 else f"{t:.1f}" if t >= 100 else f"{t:.2f}"
 
 
-# How the tables name each way of launching step 09.
+# How the tables name each way of launching a step.
 FORM_NAME = {"process": "one process", "mpirun": "mpirun, a process a GPU"}
 
 
-def weak_table(by, one, gmax, forms):
-    """The weak-scaling table: 2^28 elements per GPU, against step 08 on one."""
-    base08 = one.get(WEAK_PER_GPU)
-    lines = ["## Weak scaling: 2^28 elements per GPU", "",
+def weak_table(by, one08, step, gmax, forms):
+    """Weak scaling: 2^28 elements per GPU, against the same step on one GPU."""
+    base = by.get((step, "weak", "process", 1, WEAK_PER_GPU))
+    lines = ["### Weak scaling: 2^28 elements per GPU", "",
              "| GPUs | launched as | n | median time (µs) | GB/s, all GPUs | efficiency |",
              "|--:|---|--:|--:|--:|--:|"]
-    if base08:
-        lines.append(f"| 1 | step 08 | {power_label(WEAK_PER_GPU)} | {fmt_us(us(base08))} | "
-                     f"{float(base08['gbps']):.0f} | 1.00 |")
+    if one08:
+        lines.append(f"| 1 | step 08 | 2^28 | {fmt_us(us(one08))} | {float(one08['gbps']):.0f} | – |")
     for g in range(1, gmax + 1):
         for form in forms:
-            r = by.get(("weak", form, g, g * WEAK_PER_GPU))
+            r = by.get((step, "weak", form, g, g * WEAK_PER_GPU))
             if not r:
                 continue
-            eff = float(r["gbps"]) / (g * float(base08["gbps"])) if base08 else float("nan")
-            lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(int(r['n'])) if g == 1 else str(g) + ' x 2^28'} | "
+            eff = float(r["gbps"]) / (g * float(base["gbps"])) if base else float("nan")
+            lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(int(r['n']))} | "
                          f"{fmt_us(us(r))} | {float(r['gbps']):.0f} | {eff:.2f} |")
-    return lines + ["", "Efficiency: the GPUs' bandwidth together over G times step 08's on one GPU, same run.", ""]
+    return lines + ["", f"Efficiency: the GPUs' bandwidth together over G times step {step}'s on one GPU "
+                        "(one process), same run.", ""]
 
 
-def strong_table(by, gmax, forms):
-    """The strong-scaling table: 2^30 elements in all, against step 09 on one GPU."""
-    lines = ["## Strong scaling: 2^30 elements in all", "",
+def strong_table(by, step, gmax, forms):
+    """Strong scaling: 2^30 elements in all, against the same step on one GPU."""
+    lines = ["### Strong scaling: 2^30 elements in all", "",
              "| GPUs | launched as | median time (µs) | speed-up over one GPU | efficiency |",
              "|--:|---|--:|--:|--:|"]
-    s1 = by.get(("strong", "process", 1, STRONG))
+    s1 = by.get((step, "strong", "process", 1, STRONG))
     for g in range(1, gmax + 1):
         for form in forms:
-            r = by.get(("strong", form, g, STRONG))
+            r = by.get((step, "strong", form, g, STRONG))
             if not r:
                 continue
             sp = us(s1) / us(r) if s1 else float("nan")
@@ -149,73 +190,105 @@ def strong_table(by, gmax, forms):
     return lines + [""]
 
 
-def combine_table(by, gmax, forms):
-    """The all-gather and the final sum alone (--combine-only), per call."""
-    lines = ["## The combine alone, per call", "",
-             "The all-gather of the chunk sums and the final sum, timed alone (`--combine-only`).", "",
-             "| GPUs | launched as | n | chunk sums | median time (µs) |", "|--:|---|--:|--:|--:|"]
+def combine_table(by, step, gmax, forms):
+    """The collective and the final sum alone (--combine-only), per call."""
+    what = "the all-gather of the chunk sums" if step == "09" else "the all-reduce of the 14 words"
+    lines = ["### The combine alone, per call", "",
+             f"{what[0].upper() + what[1:]} and the final sum, timed alone (`--combine-only`).", "",
+             "| GPUs | launched as | n | median time (µs) |", "|--:|---|--:|--:|"]
     for g in range(1, gmax + 1):
         for form in forms:
-            for n in (g * WEAK_PER_GPU, STRONG):
-                r = by.get(("combine", form, g, n))
+            for n in sorted({g * WEAK_PER_GPU, STRONG}):
+                r = by.get((step, "combine", form, g, n))
                 if r:
-                    lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(n) if n & (n - 1) == 0 else str(g) + ' x 2^28'} | "
-                                 f"{(n + 4095) // 4096:,} | {fmt_us(us(r))} |")
+                    lines.append(f"| {g} | {FORM_NAME[form]} | {power_label(n)} | {fmt_us(us(r))} |")
     return lines + [""]
 
 
-def sweep_table(by, gmax, forms):
+def crossovers(by, step, gmax, forms):
+    """{(G, form): the smallest n of the sweep from which G GPUs beat one, or None}."""
+    out = {}
+    for g in range(2, gmax + 1):
+        for f in forms:
+            out[(g, f)] = None
+            for n in SWEEP:
+                r, one = by.get((step, "sweep", f, g, n)), by.get((step, "sweep", "process", 1, n))
+                if r and one and us(r) < us(one):
+                    out[(g, f)] = n
+                    break
+    return out
+
+
+def sweep_table(by, step, gmax, forms):
     """The small sizes, one column per GPU count and form, and from which n
     each count of GPUs beats one."""
-    lines = ["## Small arrays: where one GPU is faster" if gmax > 1 else "## Small arrays, on one GPU", "",
-             "| n | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''} ({FORM_NAME[f]})" for g in range(1, gmax + 1)
-                                   for f in forms if g > 1 or f == "process") + " |",
-             "|--:|" + "--:|" * sum(1 for g in range(1, gmax + 1) for f in forms if g > 1 or f == "process")]
-    crossover = {}
+    cols = [(g, f) for g in range(1, gmax + 1) for f in forms if g > 1 or f == "process"]
+    lines = ["### Small arrays: where one GPU is faster" if gmax > 1 else "### Small arrays, on one GPU", "",
+             "| n | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''} ({FORM_NAME[f]})" for g, f in cols) + " |",
+             "|--:|" + "--:|" * len(cols)]
     for n in SWEEP:
-        cells = []
-        for g in range(1, gmax + 1):
-            for f in forms:
-                if g == 1 and f != "process":
-                    continue
-                r = by.get(("sweep", f, g, n))
-                cells.append(fmt_us(us(r)) if r else "–")
-                one_gpu = by.get(("sweep", "process", 1, n))
-                if g > 1 and r and one_gpu and us(r) < us(one_gpu) and (g, f) not in crossover:
-                    crossover[(g, f)] = n
-        lines.append(f"| {power_label(n)} | " + " | ".join(cells) + " |")
+        cells = [by.get((step, "sweep", f, g, n)) for g, f in cols]
+        lines.append(f"| {power_label(n)} | " + " | ".join(fmt_us(us(r)) if r else "–" for r in cells) + " |")
     lines.append("")
     if gmax == 1:
         lines.append("- One GPU only: where several become faster needs a run on two GPUs or more.")
-    for g in range(2, gmax + 1):
-        for f in forms:
-            n = crossover.get((g, f))
-            lines.append(f"- {g} GPUs ({FORM_NAME[f]}): " +
-                         (f"faster than one from n = {power_label(n)} on (median times, µs)." if n
-                          else "not faster than one GPU at any n of the sweep."))
-    return lines
+    for (g, f), n in crossovers(by, step, gmax, forms).items():
+        lines.append(f"- {g} GPUs ({FORM_NAME[f]}): " +
+                     (f"faster than one from n = {power_label(n)} on (median times, µs)." if n
+                      else "not faster than one GPU at any n of the sweep."))
+    return lines + [""]
+
+
+def large_table(rows):
+    """The sums larger than one GPU holds."""
+    big = [r for r in rows if r["kind"] == "large"]
+    if not big:
+        return []
+    lines = ["## Larger than one GPU", "",
+             "| step | GPUs | n | GiB | result | median time (µs) | GB/s, all GPUs | CPU: draw, exact sum, one check (s) |",
+             "|---|--:|--:|--:|---|--:|--:|--:|"]
+    for r in big:
+        lines.append(f"| {r['program']} | {r['gpus']} | {power_label(int(r['n']))} | {int(r['bytes']) / 2**30:.0f} | "
+                     f"{r['status']} | {fmt_us(us(r))} | {float(r['gbps']):.0f} | {r.get('check_wall_s') or '–'} |")
+    return lines + ["", "The last column: the wall time of the same run with `--check-only` (starting NCCL, "
+                        "drawing the input on the CPU and copying it to the GPUs, its exact sum, one checked "
+                        "run).", ""]
+
+
+def load(out_dir):
+    rows = list(csv.DictReader(open(os.path.join(out_dir, "multi.csv"))))
+    for r in rows:
+        r.setdefault("program", r.get("step", "")[:2])
+        if not r.get("program"):
+            r["program"] = r["step"][:2]
+    by = {(r["program"], r["kind"], r["form"], int(r.get("gpus") or 1), int(r["n"])): r for r in rows}
+    return rows, by
 
 
 def tables(out_dir):
-    """Writes multi.md from DIR/multi.csv: the weak, strong, combine and
-    small-array tables; returns its text."""
-    rows = list(csv.DictReader(open(os.path.join(out_dir, "multi.csv"))))
+    """Writes multi.md from DIR/multi.csv: per step, the weak, strong, combine
+    and small-array tables; then the larger-than-one-GPU runs. Returns its text."""
+    rows, by = load(out_dir)
     device = rows[0]["device"]
     wrong = [r for r in rows if r["status"] != "OK"]
-    by = {}
-    for r in rows:
-        by[(r["kind"], r["form"], int(r.get("gpus") or 1), int(r["n"]))] = r
     gmax = max(int(r.get("gpus") or 1) for r in rows if r["kind"] != "step08")
-    one = {int(r["n"]): r for r in rows if r["kind"] == "step08"}
-    lines = [f"# Step 09 on {gmax} × {device}", ""]
+    one08 = by.get(("08", "step08", "one", 1, WEAK_PER_GPU))
+    steps = [s for s in ("09", "10") if any(r["program"] == s and r["kind"] != "step08" for r in rows)]
+    lines = [f"# Steps {' and '.join(steps)} on {gmax} × {device}", ""]
     if wrong:
-        lines += [f"**{len(wrong)} runs were WRONG**: " + ", ".join(f"{r['kind']} n={r['n']}" for r in wrong[:5]), ""]
-    forms = [f for f in ("process", "mpirun") if any(r["form"] == f for r in rows)]
-    lines += weak_table(by, one, gmax, forms)
-    lines += strong_table(by, gmax, forms)
-    lines += combine_table(by, gmax, forms)
-    lines += sweep_table(by, gmax, forms)
-    lines += ["", f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} × {device}; "
+        lines += [f"**{len(wrong)} runs were WRONG**: " +
+                  ", ".join(f"step {r['program']} {r['kind']} n={r['n']}" for r in wrong[:5]), ""]
+    else:
+        lines += [f"Every one of the {len(rows)} runs below was checked: OK.", ""]
+    for step in steps:
+        forms = [f for f in ("process", "mpirun") if any(r["form"] == f and r["program"] == step for r in rows)]
+        lines += [f"## {STEP_NAME[step]}", ""]
+        lines += weak_table(by, one08, step, gmax, forms)
+        lines += strong_table(by, step, gmax, forms)
+        lines += combine_table(by, step, gmax, forms)
+        lines += sweep_table(by, step, gmax, forms)
+    lines += large_table(rows)
+    lines += [f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} × {device}; "
               f"`{os.path.relpath(os.path.join(out_dir, 'multi.csv'), ROOT)}`)", ""]
     with open(os.path.join(out_dir, "multi.md"), "w") as f:
         f.write("\n".join(lines))
@@ -225,24 +298,29 @@ def tables(out_dir):
 def plot(out_dir):
     if not shutil.which("gnuplot"):
         return "compare-multi: gnuplot is not installed (apt-get install gnuplot-nox); no scaling.svg"
-    rows = [r for r in csv.DictReader(open(os.path.join(out_dir, "multi.csv"))) if r["kind"] == "sweep"]
+    rows, _ = load(out_dir)
     series = {}
     for r in rows:
-        series.setdefault((int(r.get("gpus") or 1), r["form"]), []).append((int(r["n"]), us(r)))
+        if r["kind"] == "sweep":
+            series.setdefault((r["program"], int(r.get("gpus") or 1), r["form"]), []).append((int(r["n"]), us(r)))
     data = os.path.join(out_dir, "scaling.dat")
-    names = []
+    names, styles = [], []
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
     with open(data, "w") as f:
-        for (g, form), pts in sorted(series.items()):
-            names.append(f"{g} GPU{'s' if g > 1 else ''}" + ("" if form == "process" else " (mpirun)"))
+        for i, ((step, g, form), pts) in enumerate(sorted(series.items())):
+            names.append(f"step {step}, {g} GPU{'s' if g > 1 else ''}" + ("" if form == "process" else " (mpirun)"))
+            styles.append(f"lc rgb '{colours[(g - 1) * 2 + (form == 'mpirun') % len(colours)]}' "
+                          f"dt {1 if step == '09' else 2} pt {4 + 2 * (step == '10')}")
             for n, t in sorted(pts):
                 f.write(f"{n} {t}\n")
             f.write("\n\n")
     script = [
-        "set terminal svg size 900,560 dynamic font 'sans,16'",
+        "set terminal svg size 900,600 dynamic font 'sans,16'",
         f"set output '{os.path.join(out_dir, 'scaling.svg')}'",
         "set logscale xy 2", "set format x '2^{%L}'", "set xlabel 'n (elements)'",
         "set ylabel 'median time per sum (µs)'", "set key below", "set grid",
-        "plot " + ", ".join(f"'{data}' index {i} with linespoints lw 2 title '{name}'" for i, name in enumerate(names)),
+        "plot " + ", ".join(f"'{data}' index {i} with linespoints lw 2 {styles[i]} title '{name}'"
+                            for i, name in enumerate(names)),
     ]
     p = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
     os.remove(data)
@@ -250,18 +328,28 @@ def plot(out_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="step 09 on one GPU and on several")
+    ap = argparse.ArgumentParser(description="steps 09 and 10 on one GPU and on several")
     ap.add_argument("--gpus", type=int, help="at most this many GPUs (default: every GPU here)")
+    ap.add_argument("--steps", default="09,10", help="which steps (default 09,10)")
+    ap.add_argument("--large", type=parse_n, help="also one sum of N elements on every GPU asked for")
+    ap.add_argument("--large-only", action="store_true",
+                    help="with --large: only that run, put beside the rows of the last full run")
     ap.add_argument("--from", dest="from_dir", help="only the tables and the plot, from DIR/multi.csv")
     a = ap.parse_args()
     if a.from_dir:
         out = a.from_dir
     else:
         have = gpu_count()
-        g = min(a.gpus or have, have)
-        if g < 1:
-            sys.exit("compare-multi: no GPU here")
-        out = measure(g)
+        if have < 1:
+            print("compare-multi: no GPU here (nvidia-smi finds none); nothing was measured", file=sys.stderr)
+            sys.exit(3)
+        steps = [s.strip() for s in a.steps.split(",") if s.strip()]
+        bad = [s for s in steps if s not in STEPS]
+        if bad:
+            ap.error(f"--steps: {','.join(bad)}: choose from {','.join(STEPS)}")
+        if a.large_only and not a.large:
+            ap.error("--large-only needs --large N")
+        out = measure(min(a.gpus or have, have), steps, a.large, a.large_only)
     print(tables(out))
     print(plot(out))
 

@@ -11,8 +11,9 @@
 #                         chunk sums, one cuts the shards off the chunks'
 #                         boundaries); bad input and a failing NCCL start: one
 #                         line, the right exit status, within seconds
-#   several (gpu/multi-gpu)  two GPUs or more: G = 2 in both forms, and with
-#                         CUDA_VISIBLE_DEVICES reversed, bit for bit step 08's;
+#   several (gpu/multi-gpu)  two GPUs or more: G = 2 and G = every GPU, in
+#                         both forms, and with CUDA_VISIBLE_DEVICES reversed,
+#                         bit for bit step 08's;
 #                         20 runs alike; the mutant on real ranks; a rank whose
 #                         GPU work faults, and a rank killed under mpirun: the
 #                         other rank stops with exit 3 and one line, in seconds
@@ -22,8 +23,8 @@
 #                         per input; 2, 3, 7 and 16 virtual ranks at n = 1, G - 1,
 #                         G, G + 1, 4095, 4097, 10^6+3, 2^24+1, 2^31+5: G = 1's
 #                         sums; the mutant that drops a rank's accumulator caught
-#   several               G = 2 in both forms, CUDA_VISIBLE_DEVICES reversed too:
-#                         G = 1's sums; the mutant caught on real ranks
+#   several               G = 2 and every GPU, in both forms, CUDA_VISIBLE_DEVICES
+#                         reversed too: G = 1's sums; the mutant caught on real ranks
 set -u
 cd "$(dirname "$0")/.." || exit 1
 what=${1:-one}
@@ -150,7 +151,7 @@ step10_one() {
 }
 step10_several() {
     built10 || return 0
-    local G=2 dir kind ref n sizes reversed
+    local G=$1 dir kind ref n sizes reversed
     sizes=1,$((G - 1)),$G,$((G + 1)),4095,4097,10^8+7,2^31+5
     sizes=$(echo "$sizes" | tr ',' '\n' | awk '!seen[$1]++' | paste -sd,)
     n=$(count "$sizes")
@@ -169,6 +170,7 @@ step10_several() {
             echo "SKIP $group/step10/G=$G/$kind/mpirun: mpirun is not installed"
         fi
     done
+    [ "$G" = 2 ] || return 0
     ./step10 --gpus $G --csv --n 10^8+7 --reps 20 2>>"$ERR" |
         python3 tests/csvcheck.py "$group/step10/G=$G/float/22 runs, one result" --rows 1 --ok all --distinct 1
     build/mutants/multi/drop_acc_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
@@ -250,8 +252,11 @@ if [ "$what" = one ]; then
 fi
 
 # ---- several GPUs ---------------------------------------------------------------------
-step10_several
-G=2
+# G = 2, and every GPU of the machine where it has more.
+EVERY="2"
+[ "$gpus" -gt 2 ] && EVERY="2 $gpus"
+for G in $EVERY; do step10_several "$G"; done
+for G in $EVERY; do
 sizes="1,$((G - 1)),$G,$((G + 1)),4095,4097,10^8+7,2^31+5"
 sizes=$(echo "$sizes" | tr ',' '\n' | awk '!seen[$1]++' | paste -sd,)
 n=$(count "$sizes")
@@ -284,6 +289,8 @@ done
     python3 tests/csvcheck.py "$group/G=$G/float/mpirun: 22 runs, one result" --rows 1 --ok all --distinct 1 --replica equal
 build/mutants/multi/drop_rank_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
     python3 tests/csvcheck.py "$group/mutants/drop_rank/float, $G real ranks: caught" --rows 2 --ok none
+done
+G=2
 
 # A rank whose GPU work faults (the tests' build with the harness's fault
 # seam): the process that drives both stops, with one line, having aborted
