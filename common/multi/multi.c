@@ -242,6 +242,11 @@ static int multi_one(const multi_step_t *step, const options_t *opt, const team_
     c.step = step;
     c.team = team;
     plan_ranks(&c, opt, dev, n);
+    if (g_combine_only && !c.sums_bytes[0]) {        /* one rank of a step that combines in its kernel */
+        fprintf(stderr, "%s: --combine-only: with %d rank this step has no combine apart from its kernel\n",
+                g_step, team->ranks);
+        exit_cleanly(EXIT_USAGE);
+    }
     static reference_t ref;
     set_up(&c, n, src, &ref);
     timing_t t;
