@@ -15,7 +15,8 @@ BUILD  := build
 CFLAGS    ?= -O2 -g
 CWARN     := -std=c11 -Wall -Wextra -Werror
 NVCCFLAGS ?= -O3 -lineinfo
-NVWARN    := -std=c++20 -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers -Werror all-warnings
+# (#pragma unroll in __host__ __device__ code is for the GPU's compiler; the host's ignores it.)
+NVWARN    := -std=c++20 -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers,-Wno-unknown-pragmas -Werror all-warnings
 OPENMP    := -fopenmp
 LDLIBS    := -lgomp
 
@@ -67,7 +68,7 @@ $(BUILD)/gencode: FORCE
 # ---- the steps ----------------------------------------------------------------
 # steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
 # A new step goes in this list (tests/run checks that none is missing).
-STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08
+STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08 step10
 STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
 num        = $(firstword $(subst _, ,$(notdir $(1))))
 EXACT     := $(STEPS:%=$(BUILD)/exact/%)
@@ -81,13 +82,14 @@ $(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/
 endef
 $(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
 
-# ---- steps on several GPUs (09, 10), with NCCL and MPI ---------------------------
+# ---- the step on several GPUs (09), with NCCL and MPI ---------------------------
 # NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
 # starts one process a GPU. Without either, everything else still builds, and
-# make says once what steps 09 and 10 need. Only common/multi/ and the step
-# files use them.
-MULTI_STEPS := step09 step10
-MULTI_SRCS  := $(wildcard steps/09_*.cu steps/10_*.cu)
+# make says once what step 09 (and the answers on several GPUs, among them
+# step 10's exact sum on several: answers/10_multi_gpu.cu) need. Only
+# common/multi/, step 09 and those answers use them.
+MULTI_STEPS := step09
+MULTI_SRCS  := $(wildcard steps/09_*.cu)
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
 NCCL_INC    ?= $(firstword $(foreach d,$(nccl_dirs),$(if $(wildcard $(d)/include/nccl.h),$(d)/include)))
 NCCL_LIBDIR ?= $(firstword $(foreach d,$(nccl_dirs:%=%/lib64) $(nccl_dirs:%=%/lib) /usr/lib/x86_64-linux-gnu \
@@ -96,7 +98,7 @@ MPI_CFLAGS  ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
 STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
                 $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
-STEP09_MSG  := step09 and step10 need $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 build without them
+STEP09_MSG  := step09 and the answers on several GPUs need $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 and 10 build without them
 MULTI_PARTS := team shard multi
 MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
@@ -124,8 +126,8 @@ endef
 $(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_RULES,$(call num,$(f)),$(f))))
 BUILT_STEPS := $(STEPS) $(MULTI_STEPS)
 else
-.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%) $(BUILD)/step10_no_fp64
-$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%) $(BUILD)/step10_no_fp64:
+.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%)
+$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
 	@echo "$(STEP09_MSG)" >&2
 	@exit 1
 BUILT_STEPS := $(STEPS) step09-needs
@@ -170,7 +172,7 @@ $(BUILD)/mutants/%: tests/mutants/%.cu $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) 
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 
-# Steps on several GPUs as the tests build them, where NCCL and MPI are:
+# Programs on several GPUs (step 09, answers/10_multi_gpu.cu) as the tests build them, where NCCL and MPI are:
 #   NAME_virtual   G ranks on one GPU (--virtual-ranks G), through a stand-in
 #                  NCCL (tests/fake_nccl/): everything but NCCL's byte moves
 #   NAME_fault     REDUCE_FAULT_RANK=r makes rank r's timed runs fault
@@ -194,7 +196,7 @@ $(1): $(2) $(call kind_objs,$(3)) $(MULTI_HEADERS) $(STEP_HEADERS) tests/fake_nc
 MULTI_TESTS += $(1)
 endef
 # A mutant's source: the step's, changed by the sed script, which must change it.
-$(BUILD)/mutants/multi/src/%.cu: tests/mutants/multi/%.sed $(MULTI_SRCS)
+$(BUILD)/mutants/multi/src/%.cu: tests/mutants/multi/%.sed $(MULTI_SRCS) answers/10_multi_gpu.cu
 	@mkdir -p $(@D)
 	sed -f $< $(shell sed -n '1s/^# from //p' tests/mutants/multi/$*.sed) > $@
 	@! cmp -s $@ $(shell sed -n '1s/^# from //p' tests/mutants/multi/$*.sed) || { echo "$<: changes nothing" >&2; rm $@; exit 1; }
@@ -202,6 +204,7 @@ MULTI_TESTS :=
 ifeq ($(strip $(STEP09_NEEDS)),)
 $(foreach f,$(MULTI_SRCS),$(foreach k,float exact,$(eval $(call MULTI_TEST,$(TB)/step$(call num,$(f))_virtual$(if $(filter exact,$(k)),_exact),$(f),$(k)-virtual))))
 $(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_TEST,$(TB)/step$(call num,$(f))_fault,$(f),float-fault)))
+$(foreach k,float exact,$(eval $(call MULTI_TEST,$(TB)/10_multi_gpu_virtual$(if $(filter exact,$(k)),_exact),answers/10_multi_gpu.cu,$(k)-virtual)))
 MM := $(BUILD)/mutants/multi
 $(eval $(call MULTI_TEST,$(MM)/drop_rank,$(MM)/src/drop_rank.cu,float-virtual))
 $(eval $(call MULTI_TEST,$(MM)/drop_rank_exact,$(MM)/src/drop_rank.cu,exact-virtual))
@@ -216,7 +219,7 @@ $(eval $(call MULTI_TEST,$(MM)/shard_shift_exact,steps/09_multi_gpu.cu,exact-shi
 $(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual,answers/10_round_ranks.cu,float-virtual))
 $(eval $(call MULTI_TEST,$(TB)/10_round_ranks_virtual_exact,answers/10_round_ranks.cu,exact-virtual))
 endif
-multi-tests: $(MULTI_TESTS) $(if $(strip $(STEP09_NEEDS)),,$(BUILD)/step10_no_fp64)
+multi-tests: $(MULTI_TESTS)
 # (After MULTI_TESTS is complete: make expands a rule's prerequisites when it reads the rule.)
 mutants: $(MUTANTS) multi-tests
 
@@ -261,8 +264,9 @@ tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
 # Every step and CUB side by side on this GPU (MAX_N=2^30 for a longer sweep),
 # writing results/<gpu>/; the plots and the README table come from those files.
 MAX_N ?= 2^28
+# ONLY=07_cooperative,10_exact,cub measures those alone, the others' rows kept.
 compare: all bench
-	python3 bench/compare.py --max-n '$(MAX_N)'
+	python3 bench/compare.py --max-n '$(MAX_N)' $(if $(ONLY),--only '$(ONLY)')
 # Step 08's result bits for a fixed list of sizes and seeds (results/<gpu>/bits08.csv);
 # the host tests check that every GPU's file holds the same bits as the CPU replica.
 bits: step08
@@ -271,7 +275,7 @@ bits: step08
 # baseline), writing results/<gpu>-x<G>/: weak and strong scaling, the
 # combine alone, the small sizes; LARGE=3*2^33 adds one sum of that many
 # elements over every GPU (more than one GPU holds).
-compare-multi: step08 step09 step10
+compare-multi: step08 step09 $(BUILD)/answers/10_multi_gpu
 	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS)) $(if $(LARGE),--large '$(LARGE)') \
 	    $(if $(LARGE_ONLY),--large-only)
 # Where a small sum's microseconds go on several GPUs (lab/multi-gpu/):

@@ -12,7 +12,7 @@ ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
                 06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug \
                 07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point \
-                flag_block0 flag_no_clear cluster_occupancy
+                10_group64 10_group64_span24 flag_block0 flag_no_clear cluster_occupancy
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -22,13 +22,17 @@ src_04_subwarp_tiles_8       := 04_subwarp_tiles
 flags_04_subwarp_tiles_8     := -DTILE=8
 src_07_compensated_front     := 07_compensated
 flags_07_compensated_front   := -DFRONT_ONLY
+# Step 10's test for the fast path kept with a group of 64: wrong on purpose.
+src_10_group64_span24        := 10_group64
+flags_10_group64_span24      := -DGROUP64_SPAN=24
 
 # 07_normalize divides by the sum, which has no meaning for the modular
 # integers of the exact build, and 07_plain_launch never gets to a sum; the
 # answers of the appendix on small sizes that are not sums (cluster_occupancy)
 # or are wrong on purpose in a way the element type does not change
-# (flag_no_clear): they are built for float only.
-ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch flag_no_clear cluster_occupancy
+# (flag_no_clear), and step 10's fast path with a span too wide (the exact
+# build has no fast path): they are built for float only.
+ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch 10_group64_span24 flag_no_clear cluster_occupancy
 
 ANSWERS_DIR := $(BUILD)/answers
 answer_src = answers/$(or $(src_$(1)),$(1)).cu
@@ -71,11 +75,10 @@ endif
 endef
 ifeq ($(strip $(STEP09_NEEDS)),)
 $(eval $(call MULTI_ANSWER,09_allreduce,09_allreduce,))
-$(eval $(call MULTI_ANSWER,10_group64,10_group64,))
-# Step 10's test for the fast path, kept with a group of 64: wrong on purpose
-# (a float build: the exact build has no fast path).
-$(eval $(call MULTI_ANSWER,10_group64_span24,10_group64,-DGROUP64_SPAN=24,float only))
+$(eval $(call MULTI_ANSWER,10_multi_gpu,10_multi_gpu,))
 $(eval $(call MULTI_ANSWER,10_round_ranks,10_round_ranks,))
+$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact $(ANSWERS_DIR)/10_round_ranks \
+    $(ANSWERS_DIR)/10_round_ranks_exact: answers/nccl_comms.cuh
 endif
 
 answers: $(ANSWERS)

@@ -4,6 +4,7 @@
     python3 bench/compare.py                 # measure on this GPU, write results/<gpu>/
     python3 bench/compare.py --max-n 2^30    # a longer sweep, where memory allows
     python3 bench/compare.py --from results/nvidia-h200   # tables and plots from saved CSVs
+    python3 bench/compare.py --only 07_cooperative,10_exact,cub   # those again, the rest kept
 
 Measuring runs each program once over the whole size sweep (--csv, one
 process per program, so every size sees the same input as every other
@@ -150,9 +151,12 @@ def gpu_turn():
         fcntl.flock(_lock, fcntl.LOCK_EX)
 
 
-def measure(sizes, out_dir_root):
+def measure(sizes, out_dir_root, only=None):
     rows, warm_rows, det_rows, notes = [], [], [], {}
-    progs = programs()
+    progs = [p for p in programs() if not only or p[0] in only]
+    if only and len(progs) < len(only):
+        sys.exit(f"compare: --only: {', '.join(sorted(set(only) - {p[0] for p in progs}))}: no such program "
+                 f"(choose from {', '.join(p[0] for p in programs())})")
     for i, (name, prog) in enumerate(progs):
         progress(f"[{i + 1}/{len(progs)}] {name}")
         mine = [n for n in sizes if not (name == "00_naive" and n > STEP00_CAP)]
@@ -174,18 +178,27 @@ def measure(sizes, out_dir_root):
         got, note = run_csv(prog.split() + ["--csv", "--n", str(DETERMINISM_N), "--reps",
                              str(DETERMINISM_RUNS - 2)], f"determinism at {power_label(DETERMINISM_N)}")
         det_rows += got
-    progress("[ceiling] read-only kernel, device copy, empty kernel")
-    p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
-                       capture_output=True, text=True)
-    ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
-    progress("[floor] read-only kernel at every size, cold and warm; empty kernel")
-    p = subprocess.run(["./build/bench/ceiling", "--floor", ",".join(map(str, sizes))], cwd=ROOT,
-                       capture_output=True, text=True)
-    floor = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    ceiling = floor = []
+    if not only:
+        progress("[ceiling] read-only kernel, device copy, empty kernel")
+        p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
+                           capture_output=True, text=True)
+        ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+        progress("[floor] read-only kernel at every size, cold and warm; empty kernel")
+        p = subprocess.run(["./build/bench/ceiling", "--floor", ",".join(map(str, sizes))], cwd=ROOT,
+                           capture_output=True, text=True)
+        floor = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
     if not rows:
         sys.exit("compare: no program produced results (is there a GPU?)")
     out_dir = os.path.join(out_dir_root, slug(rows[0]["device"]))
     os.makedirs(out_dir, exist_ok=True)
+    if only:      # the other programs' rows as the last full run left them
+        def merged(name, new):
+            path = os.path.join(out_dir, name)
+            old = [r for r in read_csv(path) if r["step"] not in only] if os.path.exists(path) else []
+            return old + new
+        rows, warm_rows, det_rows = merged("compare.csv", rows), merged("compare-warm.csv", warm_rows), \
+            merged("determinism.csv", det_rows)
     fields = list(rows[0].keys())
     write_csv(os.path.join(out_dir, "compare.csv"), rows, fields)
     write_csv(os.path.join(out_dir, "determinism.csv"), det_rows, fields)
@@ -378,6 +391,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "results"))
     ap.add_argument("--from", dest="from_dir", help="only tables and plots, from saved CSVs")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--only", help="measure only these programs (07_cooperative,10_exact,cub...) and put "
+                                   "their rows in place of the last run's, the others kept")
     a = ap.parse_args()
 
     if a.from_dir:
@@ -387,7 +402,7 @@ def main():
         sizes = [2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi]
         gpu_turn()
         t0 = time.time()
-        out_dir = measure(sizes, a.out)
+        out_dir = measure(sizes, a.out, [p.strip() for p in a.only.split(",")] if a.only else None)
         progress(f"measured in {time.time() - t0:.0f} s; results in {os.path.relpath(out_dir, ROOT)}")
 
     res = Results(out_dir)

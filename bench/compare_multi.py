@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """compare_multi.py: steps 09 and 10 on one GPU and on several (this is `make compare-multi`).
 
+Step 10 on several GPUs is answers/10_multi_gpu.cu (build/answers/10_multi_gpu).
+
     python3 bench/compare_multi.py                # G = 1 .. every GPU here: results/<gpu>-x<G>/
     python3 bench/compare_multi.py --gpus 1       # the one-GPU baseline: results/<gpu>-x1/
     python3 bench/compare_multi.py --large 3*2^33 # also one sum larger than one GPU holds
@@ -36,7 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEAK_PER_GPU = 2 ** 28
 STRONG = 2 ** 30
 SWEEP = [2 ** k for k in range(16, 29, 2)]
-STEPS = {"09": "./step09", "10": "./step10"}
+STEPS = {"09": "./step09", "10": "build/answers/10_multi_gpu"}   # step 10 on several GPUs: an answer
 STEP_NAME = {"09": "Step 09 (step 08's bits)", "10": "Step 10 (the exact sum)"}
 
 
@@ -129,7 +131,7 @@ def measure(max_gpus, steps, large, large_only):
             run(cmd + ["--reps", "10"], step, "large", "process", rows,
                 {"check_wall_s": check[0]["wall_s"] if check else ""})
     if not rows:
-        sys.exit("compare-multi: nothing ran (is there a GPU, and are step09 and step10 built?)")
+        sys.exit("compare-multi: nothing ran (is there a GPU, and are step09 and build/answers/10_multi_gpu built?)")
     out = os.path.join(ROOT, "results", f"{slug(rows[0]['device'])}-x{max_gpus}")
     os.makedirs(out, exist_ok=True)
     if large_only and os.path.exists(os.path.join(out, "multi.csv")):   # the last full run's other rows
@@ -241,6 +243,60 @@ def sweep_table(by, step, gmax, forms):
     return lines + [""]
 
 
+def brief_table(by, step, gmax):
+    """One row per count of GPUs (one process): weak and strong scaling, the
+    combine per call, and from which n of the sweep G GPUs beat one. The
+    chapters show this section; the full tables follow it."""
+    lines = [f"## {STEP_NAME[step]} in brief", "",
+             "| GPUs | weak: GB/s, all GPUs | weak: efficiency | strong: time at 2^30 (µs) | strong: speed-up "
+             "| combine per call (µs) | faster than one GPU from n = |",
+             "|--:|--:|--:|--:|--:|--:|--:|"]
+    base_w = by.get((step, "weak", "process", 1, WEAK_PER_GPU))
+    base_s = by.get((step, "strong", "process", 1, STRONG))
+    cross = crossovers(by, step, gmax, ["process"])
+    for g in range(1, gmax + 1):
+        w = by.get((step, "weak", "process", g, g * WEAK_PER_GPU))
+        st = by.get((step, "strong", "process", g, STRONG))
+        c = by.get((step, "combine", "process", g, STRONG))
+        if not (w and st):
+            continue
+        eff = float(w["gbps"]) / (g * float(base_w["gbps"])) if base_w else float("nan")
+        sp = us(base_s) / us(st) if base_s else float("nan")
+        x = "–" if g == 1 else power_label(cross[(g, "process")]) if cross.get((g, "process")) else "never"
+        lines.append(f"| {g} | {float(w['gbps']):.0f} | {eff:.2f} | {fmt_us(us(st))} | {sp:.2f} | "
+                     f"{fmt_us(us(c)) if c else '–'} | {x} |")
+    gaps = [abs(us(r) / us(p) - 1) for (st_, k, f, g, n), r in by.items()
+            if st_ == step and f == "mpirun" and k in ("weak", "strong")
+            for p in [by.get((step, k, "process", g, n))] if p]
+    mpi = (f" Under mpirun (a process a GPU) the same runs' times were within {100 * max(gaps):.1f}% of "
+           "these (the full tables below)." if gaps else "")
+    return lines + ["", "Weak: 2^28 elements per GPU; efficiency, the GPUs' bandwidth together over G times "
+                        "one GPU's. Strong: 2^30 in all. One process driving the GPUs." + mpi, ""]
+
+
+def pieces_table(out_dir):
+    """lab/multi-gpu/collectives.cu's CSV, where it was run beside: each piece
+    of a small run timed alone, per count of GPUs."""
+    path = os.path.join(out_dir, "collectives.csv")
+    if not os.path.exists(path):
+        return []
+    rows = list(csv.DictReader(open(path)))
+    gs = sorted({int(r["gpus"]) for r in rows})
+    pieces = list(dict.fromkeys(r["piece"] for r in rows))
+    at = {(r["piece"], int(r["gpus"])): r for r in rows}
+    lines = ["## Where a small sum's microseconds go", "",
+             "| piece, on every GPU | " + " | ".join(f"{g} GPU{'s' if g > 1 else ''}" for g in gs) + " |",
+             "|---|" + "--:|" * len(gs)]
+    for p in pieces:
+        lines.append(f"| {p} | " + " | ".join(fmt_us(float(at[(p, g)]["median_us"])) if (p, g) in at else "–"
+                                               for g in gs) + " |")
+    host = [at[(p, gs[-1])] for p in pieces if (p, gs[-1]) in at and "all-gather" in p and "kernel" not in p]
+    return lines + ["", "Median µs per call, empty kernels, one process driving the GPUs, calls queued back to back "
+                        "as the harness queues its runs (`lab/multi-gpu/collectives.cu`, `collectives.csv`)." +
+                    (f" Queueing one all-gather on {gs[-1]} GPUs took the host {float(host[0]['host_us']):.1f} µs."
+                     if host else ""), ""]
+
+
 def large_table(rows):
     """The sums larger than one GPU holds."""
     big = [r for r in rows if r["kind"] == "large"]
@@ -283,13 +339,16 @@ def tables(out_dir):
     else:
         lines += [f"Every one of the {len(rows)} runs below was checked: OK.", ""]
     for step in steps:
+        lines += brief_table(by, step, gmax)
+    lines += large_table(rows)
+    lines += pieces_table(out_dir)
+    for step in steps:
         forms = [f for f in ("process", "mpirun") if any(r["form"] == f and r["program"] == step for r in rows)]
         lines += [f"## {STEP_NAME[step]}", ""]
         lines += weak_table(by, one08, step, gmax, forms)
         lines += strong_table(by, step, gmax, forms)
         lines += combine_table(by, step, gmax, forms)
         lines += sweep_table(by, step, gmax, forms)
-    lines += large_table(rows)
     lines += [f"(median times of the harness's timed runs, cold L2; `make compare-multi` on {gmax} × {device}; "
               f"`{os.path.relpath(os.path.join(out_dir, 'multi.csv'), ROOT)}`)", ""]
     with open(os.path.join(out_dir, "multi.md"), "w") as f:

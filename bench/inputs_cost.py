@@ -30,7 +30,7 @@ def programs():
     """(name, command) of the sums timed here that are built."""
     found = [("07_cooperative", "./step07"), ("08_fixed_order", "./step08")]
     if os.path.exists(os.path.join(ROOT, "step10")):
-        found.append(("10_exact", "./step10 --gpus 1"))
+        found.append(("10_exact", "./step10"))
     else:
         progress("SKIP 10_exact: not built (make step10 says what it needs)")
     found.append(CUB)

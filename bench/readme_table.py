@@ -188,11 +188,37 @@ def multi_lines(res):
     found = sorted(glob.glob(os.path.join(ROOT, "results", "*-x*", "multi.md")))
     if found:
         links = ", ".join(f"[{os.path.relpath(f, ROOT)}]({os.path.relpath(f, ROOT)})" for f in found)
-        line = f"Step 09 on one GPU and on several (`make compare-multi`): {links}."
-        if not any(re.search(r"-x([2-9]|\d\d+)/", f) for f in found):
+        line = f"Steps 09 and 10 on one GPU and on several (`make compare-multi`): {links}."
+        several = [f for f in found if re.search(r"-x([2-9]|\d\d+)/", f)]
+        if not several:
             line += " Runs on two GPUs or more are still to come."
+        else:
+            line += " " + multi_summary(os.path.dirname(max(several, key=lambda f: int(re.search(r"-x(\d+)/", f)[1]))))
         out += [line, ""]
     return out
+
+
+def multi_summary(out_dir):
+    """One sentence from the largest run on several GPUs: weak and strong
+    scaling of both steps, the sum larger than one GPU, the crossover."""
+    import compare_multi as cm
+    rows, by = cm.load(out_dir)
+    g = max(int(r.get("gpus") or 1) for r in rows if r["kind"] != "step08")
+    device = rows[0]["device"]
+    parts = []
+    for step, name in (("09", "step 09"), ("10", "step 10")):
+        w1, wg = by.get((step, "weak", "process", 1, cm.WEAK_PER_GPU)), by.get((step, "weak", "process", g, g * cm.WEAK_PER_GPU))
+        s1, sg = by.get((step, "strong", "process", 1, cm.STRONG)), by.get((step, "strong", "process", g, cm.STRONG))
+        if not (w1 and wg and s1 and sg):
+            continue
+        x = cm.crossovers(by, step, g, ["process"]).get((g, "process"))
+        big = [r for r in rows if r["program"] == step and r["kind"] == "large"]
+        parts.append(f"{name}: weak scaling (2^28 per GPU) {float(wg['gbps']) / (g * float(w1['gbps'])):.2f}, "
+                     f"strong scaling (2^30) {cm.us(s1) / cm.us(sg):.2f}x"
+                     + (f", {int(big[0]['bytes']) / 2 ** 30:.0f} GiB in {cm.us(big[0]) / 1000:.1f} ms "
+                        f"({big[0]['status']})" if big else "")
+                     + (f", one GPU faster below n = {cm.power_label(x)}" if x else ""))
+    return f"On {g} × {device}: " + "; ".join(parts) + "." if parts else ""
 
 
 def human_bytes(b):

@@ -40,7 +40,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
      * (at n = 2^40, step 00 would otherwise ask for a larger --block). */
     check_memory(n, fixed, dev->name);
 
-    size_t grid = checked_grid(step->grid_size(L), opt->grid, n, L->block, 0, dev);
+    size_t grid = checked_grid(step->grid_size(L), opt->grid, n, L->block, step->max_grid, dev);
     L->grid = (int)grid;
     p->scratch_bytes = step->scratch_size ? step->scratch_size(L) : 0;
     check_memory(n, fixed + p->scratch_bytes + step->state_bytes, dev->name);

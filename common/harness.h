@@ -49,6 +49,7 @@ typedef struct {
     int (*block_size)(const launch_t *L);       /* or NULL: the block for L->n (L->n, device and
                                                    sm_count are set) when --block is not given */
     size_t (*grid_size)(const launch_t *L);     /* blocks to launch for L->n, L->block */
+    size_t max_grid;                            /* the most blocks the step can take, or 0: the GPU's */
     size_t (*scratch_size)(const launch_t *L);  /* scratch bytes, or NULL for none */
     size_t state_bytes;                         /* state bytes, 0 for none */
     size_t chunk;             /* COMBINE_FIXED_ORDER: elements per chunk, a multiple of 128 */

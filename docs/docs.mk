@@ -28,6 +28,7 @@ DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 # Measurements: every results/<gpu>/ with a compare.csv, and their plots; the
 # runs on several GPUs, results/<gpu>-x<G>/multi.md (make compare-multi).
 DOCS_MULTI := $(sort $(wildcard $(RESULTS)/*-x*/multi.md))
+DOCS_MULTI_DATA := $(wildcard $(RESULTS)/*-x*/*.csv)
 DOCS_RESULT_DIRS := $(patsubst %/compare.csv,%,$(sort $(wildcard $(RESULTS)/*/compare.csv)))
 DOCS_RESULT_DATA := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.csv))
 DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
@@ -53,7 +54,7 @@ DOCS_TEMPLATE := docs/template.html
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
                  $(wildcard $(RESULTS)/NOTES.md) bench/exact_tail_predictions.csv \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)

@@ -3,9 +3,10 @@
 
 Every step and answer is a whole program, so a later step repeats the
 functions of the step before it, and an answer repeats the step it changes.
-This test holds each file against its base (step NN against step NN-1, an
-answer NN_name against step NN, an answer flag_name against
-bench/flag_sum.cu): every function the two share by name must be
+This test holds each file against its base (step NN against step NN-1, or
+the step its header names after "Base:", an answer NN_name against step NN,
+an answer flag_name against bench/flag_sum.cu, answers/nccl_comms.cuh
+against step 09): every function the two share by name must be
 the same text, except those the file's header comment names after
 "Changed functions:". Prints TAP-like lines: "PASS name" / "FAIL name: why".
 
@@ -70,12 +71,23 @@ def with_headers(path):
     return headers + text
 
 
+def named_base(path, root):
+    """The file its header names after "Base:" (a path from the root), or None."""
+    m = re.search(r"^ \* Base: (\S+)", open(path).read().split("*/", 1)[0], re.M)
+    return os.path.join(root, m.group(1)) if m else None
+
+
 def pairs(root):
     steps = {os.path.basename(p)[:2]: p for p in glob.glob(os.path.join(root, "steps", "[0-9][0-9]_*.cu"))}
     for num, path in sorted(steps.items()):
         prev = "%02d" % (int(num) - 1)
-        if prev in steps:
-            yield path, steps[prev]
+        base = named_base(path, root)
+        if base or prev in steps:
+            yield path, base or steps[prev]
+    # Step 09's communicators, repeated for the answers on several GPUs.
+    comms = os.path.join(root, "answers", "nccl_comms.cuh")
+    if os.path.exists(comms):
+        yield comms, os.path.join(root, "steps", "09_multi_gpu.cu")
     for path in sorted(glob.glob(os.path.join(root, "answers", "[0-9][0-9]_*.cu"))):
         num = os.path.basename(path)[:2]
         if num in steps:

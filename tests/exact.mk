@@ -1,17 +1,16 @@
 # exact.mk: step 10's accumulator tested on the CPU; included by the Makefile.
 #
-#   make exact-acc-test       the accumulator's functions (steps/exact_acc.cuh and its parts) run as
+#   make exact-acc-test       the accumulator's functions (steps/exact_acc.cuh) run as
 #                             step 10's kernel runs them, on every kind of input, and
 #                             each sum checked by tests/exact_acc_oracle.py; float,
 #                             float without FP64, and uint32. A few seconds, no GPU.
 #   make exact-acc-mutants    the same test on broken copies of the accumulator
 #                             (tests/mutants/exact/*.sed): each must fail
-#   make build/step10_no_fp64 step 10 summing its groups without FP64 (-DEXACT_NO_FP64)
 #
 # The test is host code, built by the host's C++ compiler: CUDA's headers give
 # it __host__, __device__ and float4.
 
-EXACT_ACC_CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Werror -x c++ -I$(CUDA_HOME)/include -Isteps
+EXACT_ACC_CXXFLAGS := -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -x c++ -I$(CUDA_HOME)/include -I$(CUDA_HOME)/include/cccl -Isteps
 EXACT_ACC_DEPS     := tests/exact_acc_test.cu $(wildcard steps/exact_*.cuh) $(HEADERS)
 EXACT_ACC_TESTS    := $(BUILD)/tests/exact_acc_float $(BUILD)/tests/exact_acc_no_fp64 \
                       $(BUILD)/tests/exact_acc_exact
@@ -36,14 +35,18 @@ exact-acc-test: $(EXACT_ACC_TESTS)
 exact-acc-mutants:
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
 
-# (a step on several GPUs, like step10 itself: where NCCL and MPI are)
-ifeq ($(strip $(STEP09_NEEDS)),)
-$(BUILD)/step10_no_fp64: steps/10_exact.cu $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DEXACT_NO_FP64 $(GENCODE) -o $@ $< $(FLOAT_OBJS) \
-	    $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-endif
+# Step 10 with one change that only the GPU runs (tests/mutants/exact_gpu/NAME.sed
+# on a copy of steps/10_exact.cu): the GPU tests must catch each.
+EXACT_GPU_MUTANTS := $(patsubst tests/mutants/exact_gpu/%.sed,$(BUILD)/mutants/exact_gpu/%,$(wildcard tests/mutants/exact_gpu/*.sed))
+$(BUILD)/mutants/exact_gpu/%.cu: tests/mutants/exact_gpu/%.sed steps/10_exact.cu
+	@mkdir -p $(@D)
+	sed -f $< steps/10_exact.cu > $@
+	@! cmp -s $@ steps/10_exact.cu || { echo "$<: changes nothing in steps/10_exact.cu" >&2; rm $@; exit 1; }
+$(BUILD)/mutants/exact_gpu/%: $(BUILD)/mutants/exact_gpu/%.cu $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+exact-gpu-mutants: $(EXACT_GPU_MUTANTS)
 
-.PHONY: exact-acc-test exact-acc-mutants
+.PHONY: exact-acc-test exact-acc-mutants exact-gpu-mutants
 
 # Step 10's timing variants (bench/exact_variants.sh): NAME's sources, a copy
 # of the step and its accumulator with one piece changed, are in

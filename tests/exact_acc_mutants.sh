@@ -34,7 +34,7 @@ for sed_file in tests/mutants/exact/*.sed; do
         flags=""
         [ "$variant" = no_fp64 ] && flags=-DEXACT_NO_FP64
         test_bin=$dir/test_$variant
-        if ! $CXX -std=c++20 -O2 -x c++ $flags -I"$CUDA_HOME/include" -I"$dir" -o "$test_bin" \
+        if ! $CXX -std=c++20 -O2 -Wno-unknown-pragmas -x c++ $flags -I"$CUDA_HOME/include" -I"$CUDA_HOME/include/cccl" -I"$dir" -o "$test_bin" \
                 tests/exact_acc_test.cu 2>"$dir/build_$variant.log"; then
             echo "FAIL exact-acc-mutant/$name/$variant: does not build ($(head -1 "$dir/build_$variant.log"))"
             failed=$((failed + 1))

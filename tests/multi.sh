@@ -17,8 +17,9 @@
 #                         20 runs alike; the mutant on real ranks; a rank whose
 #                         GPU work faults, and a rank killed under mpirun: the
 #                         other rank stops with exit 3 and one line, in seconds
-# then step 10 (its sums must be the exact sums rounded once: tests/exact_bits.py
-# checks the float rows, the harness the exact build's):
+# then step 10's sum on several GPUs (answers/10_multi_gpu.cu: its sums must be
+# the exact sums rounded once: tests/exact_bits.py checks the float rows, the
+# harness the exact build's):
 #   one                   G = 1 in both launch forms, float and exact, one sum
 #                         per input; 2, 3, 7 and 16 virtual ranks at n = 1, G - 1,
 #                         G, G + 1, 4095, 4097, 10^6+3, 2^24+1, 2^31+5: G = 1's
@@ -110,23 +111,24 @@ exact10() {
         python3 tests/csvcheck.py "$group/step10/$1" --rows "$2" --ok all --same-sum
     fi
 }
-V10=build/tests/step10_virtual
+V10=build/tests/10_multi_gpu_virtual
+M10=build/answers/10_multi_gpu
 built10() {
-    [ -x ./step10 ] && [ -x build/exact/step10 ] && [ -x $V10 ] && [ -x ${V10}_exact ] && return 0
-    echo "SKIP $group/step10: step10 or its tests' builds are not built (make step10 exact multi-tests)"
+    [ -x $M10 ] && [ -x ${M10}_exact ] && [ -x $V10 ] && [ -x ${V10}_exact ] && return 0
+    echo "SKIP $group/step10: answers/10_multi_gpu.cu or its tests' builds are not built (make answers multi-tests)"
     return 1
 }
 S10=1,2,3,31,32,33,4095,4096,4097,65537,10^6+3,2^24+1
 step10_one() {
     built10 || return 0
     local dir kind virtual n G sizes ref rows all=1,2,3,6,7,8,15,16,17,4095,4097,10^6+3,2^24+1,2^31+5
-    for dir in . build/exact; do
-        kind=float; [ "$dir" = . ] || kind=exact
-        virtual=$V10; [ "$dir" = . ] || virtual=${V10}_exact
+    for prog in $M10 ${M10}_exact; do
+        kind=float; [ "$prog" = $M10 ] || kind=exact
+        virtual=$V10; [ "$prog" = $M10 ] || virtual=${V10}_exact
         n=$(count $S10)
-        { $dir/step10 --gpus 1 --check-only --csv --n $S10,2^31+5 --seed 1,2 2>>"$ERR"
+        { $prog --gpus 1 --check-only --csv --n $S10,2^31+5 --seed 1,2 2>>"$ERR"
           $virtual --virtual-ranks 1 --check-only --csv --n $S10,2^31+5 --seed 1 2>>"$ERR"
-          [ -z "$MPIRUN" ] || $MPIRUN -np 1 $dir/step10 --check-only --csv --n $S10 --seed 1,2 2>>"$ERR"; } |
+          [ -z "$MPIRUN" ] || $MPIRUN -np 1 $prog --check-only --csv --n $S10 --seed 1,2 2>>"$ERR"; } |
             exact10 "G=1/$kind/--gpus 1, one virtual rank${MPIRUN:+, mpirun -np 1}: one sum per input" \
                 $((3 * (n + 1) + ${MPIRUN:+2 * n +} 0)) $kind
         [ -n "$MPIRUN" ] || echo "SKIP $group/step10/G=1/$kind/mpirun -np 1: mpirun is not installed"
@@ -138,6 +140,14 @@ step10_one() {
                 exact10 "virtual/$kind/$G ranks: G = 1's sums" $(($(count "$sizes") + $(count $all))) $kind
         done
     done
+    local err rc
+    err=$($M10 --gpus 1 --combine-only --n 1000 2>&1 >/dev/null)
+    rc=$?
+    if [ $rc = 2 ] && [[ $err == *"no combine apart from its kernel"* ]]; then
+        pass "step10/bad/--combine-only on one rank" "exit 2: $err"
+    else
+        fail "step10/bad/--combine-only on one rank" "exit $rc: $err"
+    fi
     local M=build/mutants/multi m
     for m in drop_acc drop_acc_exact drop_acc_real; do
         [ -x $M/$m ] || fail "step10/mutants/$m" "$M/$m is not built (make multi-tests)"
@@ -157,22 +167,22 @@ step10_several() {
     sizes=$(echo "$sizes" | tr ',' '\n' | awk '!seen[$1]++' | paste -sd,)
     n=$(count "$sizes")
     reversed=$(seq $((G - 1)) -1 0 | paste -sd,)
-    for dir in . build/exact; do
-        kind=float; [ "$dir" = . ] || kind=exact
-        ref=$($dir/step10 --gpus 1 --check-only --csv --n "$sizes" 2>>"$ERR")
-        { $dir/step10 --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
-          env CUDA_VISIBLE_DEVICES=$reversed $dir/step10 --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
+    for prog in $M10 ${M10}_exact; do
+        kind=float; [ "$prog" = $M10 ] || kind=exact
+        ref=$($prog --gpus 1 --check-only --csv --n "$sizes" 2>>"$ERR")
+        { $prog --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
+          env CUDA_VISIBLE_DEVICES=$reversed $prog --gpus $G --check-only --csv --n "$sizes" 2>>"$ERR"
           echo "$ref"; } | exact10 "G=$G/$kind/one process, and CUDA_VISIBLE_DEVICES=$reversed: G = 1's sums" $((3 * n)) $kind
         if [ -n "$MPIRUN" ]; then
-            { $MPIRUN -np $G $dir/step10 --check-only --csv --n "$sizes" 2>>"$ERR"
-              $MPIRUN -np $G -x CUDA_VISIBLE_DEVICES=$reversed $dir/step10 --check-only --csv --n "$sizes" 2>>"$ERR"
+            { $MPIRUN -np $G $prog --check-only --csv --n "$sizes" 2>>"$ERR"
+              $MPIRUN -np $G -x CUDA_VISIBLE_DEVICES=$reversed $prog --check-only --csv --n "$sizes" 2>>"$ERR"
               echo "$ref"; } | exact10 "G=$G/$kind/mpirun -np $G, and CUDA_VISIBLE_DEVICES=$reversed: G = 1's sums" $((3 * n)) $kind
         else
             echo "SKIP $group/step10/G=$G/$kind/mpirun: mpirun is not installed"
         fi
     done
     [ "$G" = 2 ] || return 0
-    ./step10 --gpus $G --csv --n 10^8+7 --reps 20 2>>"$ERR" |
+    $M10 --gpus $G --csv --n 10^8+7 --reps 20 2>>"$ERR" |
         python3 tests/csvcheck.py "$group/step10/G=$G/float/22 runs, one result" --rows 1 --ok all --distinct 1
     build/mutants/multi/drop_acc_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
         python3 tests/csvcheck.py "$group/step10/mutants/drop_acc/float, $G real ranks: caught" --rows 2 --ok none

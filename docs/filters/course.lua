@@ -51,7 +51,9 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         depth="yes", the bound's depth at the last size; by="seed" n="2^20":
         what each program returned at n, seed by seed (NaN, +inf, -inf)
   ```{.multi}
-  ```   every results/<gpu>-x<G>/multi.md that make compare-multi wrote
+  ```   every results/<gpu>-x<G>/multi.md that make compare-multi wrote;
+        section="Step 09": only the section of each (of two GPUs or more)
+        whose title starts so
   []{.m step="03" n="2^28" v="gbps"}
         one number in a sentence; v: median, min, gbps, pct, pct_ceiling,
         vs_cub, speedup (with than="NN"), grid, block, bound, error, gadds,
@@ -417,6 +419,11 @@ local function any_csv(file, gpu)
       local rows = read_csv(dir .. "/" .. file)
       if rows then return rows, dir end
     end
+  end
+  -- A folder without compare.csv, such as a run on several GPUs (<gpu>-x4).
+  if gpu then
+    local rows = read_csv(cfg.root .. "/" .. gpu .. "/" .. file)
+    if rows then return rows, cfg.root .. "/" .. gpu end
   end
   return nil
 end
@@ -1503,10 +1510,41 @@ local function as_chapter(blocks)
   })
 end
 
+-- One section of every results/<gpu>-x<G>/multi.md of two GPUs or more: the
+-- blocks from the level-2 header that starts with `section` to the next one,
+-- under the file's title (which names the GPUs).
+local function multi_section(section)
+  local blocks = {}
+  for _, path in ipairs(cfg.multi) do
+    local g = tonumber(path:match("%-x(%d+)/multi%.md$") or "1")
+    local text = g > 1 and read_file(path)
+    if text then
+      local title, inside, found = nil, false, {}
+      for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+        if b.t == "Header" and b.level == 1 then title = stringify(b.content)
+        elseif b.t == "Header" and b.level == 2 then inside = stringify(b.content):sub(1, #section) == section
+        elseif inside then found[#found + 1] = b end
+      end
+      if #found > 0 then
+        blocks[#blocks + 1] = pandoc.Para({ pandoc.Emph({ pandoc.Str(title .. ", `make compare-multi` (" ..
+                                          path .. ")") }) })
+        for _, b in ipairs(found) do blocks[#blocks + 1] = b end
+      end
+    end
+  end
+  if #blocks == 0 then
+    return note("*No runs on two GPUs or more in `results/` yet: `make compare-multi` on such a machine " ..
+                "writes `results/<gpu>-x<G>/multi.md`, and this shows its section \"" .. section .. "\".*")
+  end
+  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
+end
+
 -- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
 -- one after another; where there are none yet, a note that says what to run.
+-- With section="NAME": only that section of the runs on several GPUs.
 local function multi_results(el)
   must_be_empty(el, "multi")
+  if el.attributes["section"] then return multi_section(el.attributes["section"]) end
   if #cfg.multi == 0 then
     return note("*No runs on several GPUs in `results/` yet: `make compare-multi` on a machine " ..
                 "with two GPUs or more writes `results/<gpu>-x<G>/`; with `MULTI_GPUS=1`, the one-GPU baseline.*")

@@ -2,4 +2,4 @@
 # digit's low 32 bits and pass nothing up (the CPU tests cannot see this: the
 # warp's carries run on the GPU only). Block words are sums over a block's
 # threads, wider than 32 bits, so most sums come out wrong.
-s/return i >= DIGITS ? d : i == 0 ? digit : digit + up;/return i >= DIGITS ? d : digit + 0 * up;/
+s/d = i >= DIGITS ? d : i == 0 ? digit : digit + up;/d = i >= DIGITS ? d : digit + 0 * up;/

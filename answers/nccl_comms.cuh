@@ -1,9 +1,10 @@
-/* nccl_comms.cuh: step 09's communicators, for the steps after it.
+/* nccl_comms.cuh: step 09's communicators, for the answers on several GPUs.
  *
  * Step 09 teaches NCCL's communicators: it makes one for each GPU (all at
  * once from one process, or one a process under mpirun from rank 0's unique
  * id), aborts them on any error and asks them for errors while the harness
- * waits. Step 10 needs the same, word for word, and includes them from here
+ * waits. The answers that run step 10's sum on several GPUs (10_multi_gpu,
+ * 10_round_ranks) need the same, word for word, and include them from here
  * (tests/alike.py holds them to step 09's). After <nccl.h> and multi.h.
  */
 #ifndef NCCL_COMMS_CUH
