@@ -1511,7 +1511,7 @@ local function as_chapter(blocks)
 end
 
 -- One section of every results/<gpu>-x<G>/multi.md of two GPUs or more: the
--- blocks from the level-2 header that starts with `section` to the next one,
+-- blocks from the first level-2 header that starts with `section` to the next one,
 -- under the file's title (which names the GPUs).
 local function multi_section(section)
   local blocks = {}
@@ -1519,15 +1519,17 @@ local function multi_section(section)
     local g = tonumber(path:match("%-x(%d+)/multi%.md$") or "1")
     local text = g > 1 and read_file(path)
     if text then
-      local title, inside, found = nil, false, {}
+      local title, inside, done, found = nil, false, false, {}
       for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
         if b.t == "Header" and b.level == 1 then title = stringify(b.content)
-        elseif b.t == "Header" and b.level == 2 then inside = stringify(b.content):sub(1, #section) == section
+        elseif b.t == "Header" and b.level == 2 then
+          done = done or inside                       -- the first matching section only
+          inside = not done and stringify(b.content):sub(1, #section) == section
         elseif inside then found[#found + 1] = b end
       end
       if #found > 0 then
-        blocks[#blocks + 1] = pandoc.Para({ pandoc.Emph({ pandoc.Str(title .. ", `make compare-multi` (" ..
-                                          path .. ")") }) })
+        blocks[#blocks + 1] = pandoc.Para({ pandoc.Emph({ pandoc.Str(title .. ", "), pandoc.Code("make compare-multi"),
+                                                          pandoc.Str(" (" .. path .. ")") }) })
         for _, b in ipairs(found) do blocks[#blocks + 1] = b end
       end
     end
