@@ -24,7 +24,8 @@
 #                       test runner builds, is in make help
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly
-#   docs/numbers        no measured number typed by hand in the chapters
+#   docs/numbers        no measured number typed by hand in the chapters or
+#                       in results/NOTES.md
 #   docs/peaks          each GPU has one nominal peak on every page and in
 #                       every results file
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
@@ -83,7 +84,9 @@ if [ -d answers ]; then
 else
     skip docs/answers "there is no answers/ directory in this tree yet"
 fi
-check docs/numbers $CHECK numbers $CHAPTERS
+# results/NOTES.md too: the notes page includes it, and its numbers come
+# from the same files through the same spans.
+check docs/numbers $CHECK numbers $CHAPTERS results/NOTES.md
 # One nominal peak per GPU, on every page and in every results file (the
 # programs' own output, harris_racecheck.txt, included).
 check docs/peaks $CHECK peaks course/*.md README.md results/*.md $(ls results/*/*.md results/*/*.txt 2>/dev/null)

@@ -115,7 +115,9 @@ Pages:
 
   ::: chapter-list       (the index) every chapter, linked, with its summary
   ::: {.include-markdown file="results/NOTES.md"}
-                         another Markdown file, without its level-1 title
+                         another Markdown file, without its level-1 title,
+                         written as a chapter is: its spans and blocks are
+                         filled in as the chapters' are
   ::: web-only           left out of the one-page course
 
 Metadata, set by docs/docs.mk (the filter adds step-count, the number of
@@ -1454,18 +1456,21 @@ local function report(el)
 end
 
 -- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
--- level-1 title; a missing file gives a one-line note.
+-- level-1 title; a missing file gives a one-line note. The file is written
+-- as a chapter is, so its numbers, tables and code come through this filter
+-- too ([]{.m ...} and the rest; the handlers are defined below).
+local handlers
 local function include_markdown(el)
+  -- The file is read where it is in the tree (results/NOTES.md is text, not a
+  -- measurement); the numbers in it come from RESULTS, as the chapters' do.
   local path = el.attributes["file"]
-  -- results/ means wherever the measurements are read from (RESULTS in docs.mk).
-  if path and path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
   local text = path and read_file(path)
   if not text then return note("*`" .. tostring(path) .. "` is not there yet.*") end
   local blocks = {}
   for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
     if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
   end
-  return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
+  return pandoc.Div(walk(blocks, handlers), pandoc.Attr("", { "included" }))
 end
 
 -- Markdown that a script generated (harris.md, multi.md) as the chapters
@@ -1796,7 +1801,7 @@ local function chapter_list()
 end
 
 -- ---- the element handlers -------------------------------------------------------
-local handlers = {
+handlers = {
   CodeBlock = function(el)
     if el.attributes["include"] then return include(el) end
     if el.attributes["diff"] then return diff(el) end
@@ -1872,9 +1877,7 @@ local function anchors(name)
     for _, b in ipairs(blocks) do
       if b.t == "Header" then map[b.identifier] = github_slug(stringify(b.content), seen)
       elseif b.t == "Div" and b.classes:includes("include-markdown") then
-        local path = b.attributes["file"] or ""
-        if path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
-        local text = read_file(path)
+        local text = read_file(b.attributes["file"] or "")
         if text then
           local inc = {}
           for _, x in ipairs(pandoc.read(text, "markdown").blocks) do
