@@ -1957,7 +1957,9 @@ local md_final = {
     return pandoc.Str("^" .. stringify(el.content))
   end,
   Link = function(el) el.target = md_link(el.target); return el end,
-  Image = function(el) el.src = md_link(el.src); return el end,
+  -- A class on a figure's image (.narrow) is for the HTML pages' style; in
+  -- GitHub's Markdown it would turn the figure into raw HTML.
+  Image = function(el) el.src = md_link(el.src); el.classes = {}; return el end,
 }
 
 -- Other files of the repository (../bench/tune.cu, ../results/...) are
