@@ -157,7 +157,7 @@ def generate():
                   + ", ".join(f"{ratio_of(w[0])} at {power_label(w[1])} on the {dev}" for dev, w in worst) + "."]
     lines += ["", "Every size: "
               f"[{rel}/compare.md]({rel}/compare.md); how each choice was made: "
-              "[results/NOTES.md](results/NOTES.md).", ""]
+              "[the measurement notes](course/notes.md).", ""]
     lines += multi_lines(res)
     lines += [f"![Bandwidth against n]({rel}/bandwidth.svg)"]
     return "\n".join([BEGIN] + lines + [END])

@@ -326,8 +326,8 @@ def check_peaks(files):
 # table made by a script must read the same, and no ratio says × and "times"
 # both (anywhere on a page). On the HTML pages: every table
 # (cells and caption) and everything a script generated (.results blocks),
-# but for results/NOTES.md, quoted as written (.included); in course/*.md,
-# where a power is written 2^28, the table rows (notes.md left out).
+# results/NOTES.md included (it is written as a chapter is); in course/*.md,
+# where a power is written 2^28, the table rows.
 RAW_POWER = (re.compile(r"\b\d+\^\d+"), "2^N where the pages write a power")
 RAW_US = (re.compile(r"\d ?us\b"), "'us' where the pages write µs")
 RAW_X = (re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+ x (?=[A-Z])"), "'x' where the pages write ×")
@@ -352,8 +352,8 @@ class NotationScan(html.parser.HTMLParser):
 
     def handle_data(self, data):
         tags = [t for t, _ in self.stack]
-        if any(t in NOT_TEXT for t in tags) or any("included" in c for _, c in self.stack):
-            return      # code, math, and results/NOTES.md, quoted as written
+        if any(t in NOT_TEXT for t in tags):
+            return      # code and math
         # "1.11×" in a span, " times faster" after it: look across the tags.
         seen = self.tail + data
         for m in TIMES_TWICE[0].finditer(seen):
@@ -377,7 +377,7 @@ def check_notation(root):
                 scan = NotationScan()
                 scan.feed(open(path, encoding="utf-8").read())
                 problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({text})" for k, what, text in scan.hits]
-            elif name.endswith(".md") and name != "notes.md":
+            elif name.endswith(".md"):
                 pages += 1
                 text = re.sub(r"\s+", " ", " ".join(line for _, line in prose_lines(path)))
                 problems += [f"{os.path.relpath(path, root)}: {TIMES_TWICE[1]} ({m.group(0)})"
@@ -397,12 +397,12 @@ def check_notation(root):
 # a unit of time, bandwidth, a share or a ratio, or a decimal with three
 # digits or more after the point) was typed by hand. A worked example
 # ([...]{.example}) is arithmetic, not a run: one that says what a program
-# gave or took is a measurement in disguise. results/NOTES.md (.included) is
-# quoted as written.
+# gave or took is a measurement in disguise. results/NOTES.md, included in
+# the notes' page, is held to the same rule.
 PAGE_MEASURED = re.compile(r"[−-]?\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×)(?![A-Za-z])"
                            r"|[−-]?\d+\.\d{3,}")
 RUN_VERBS = re.compile(r"\b(?:gave|gives|measured|took|takes|ran|reached)\b")
-FROM_FILES = {"measured", "results", "listing", "chart-block", "plot", "note", "included", "claim"}
+FROM_FILES = {"measured", "results", "listing", "chart-block", "plot", "note", "claim"}
 NOT_PROSE = NOT_TEXT | {"title", "head"}
 
 

@@ -79,8 +79,11 @@ Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in bench/harris_g80.csv):
 
   ```{.harris}          every results/<gpu>/harris.md, without its title
+                        (sections="1 2": only those of its level-2 sections)
   ```{.harris-g80}      the slides' G80 table
   ```{.harris-racecheck}  every results/<gpu>/harris_racecheck.txt, as printed
+                        (summary="yes": each run's command, first warning and
+                        summary line; gpus="first": the first GPU's only)
   []{.harris-m label="harris_7_grid64" n="2^22" l2="cold" v="gbps"}
         one number of the first harris.csv; label: harris_1 ... harris_6,
         harris_7 (its own grid), harris_7_grid64, harris_7_grid256, or a step
@@ -117,7 +120,9 @@ Pages:
 
   ::: chapter-list       (the index) every chapter, linked, with its summary
   ::: {.include-markdown file="results/NOTES.md"}
-                         another Markdown file, without its level-1 title
+                         another Markdown file, without its level-1 title,
+                         written as a chapter is: its spans and blocks are
+                         filled in as the chapters' are
   ::: web-only           left out of the one-page course
 
 Metadata, set by docs/docs.mk (the filter adds step-count, the number of
@@ -1461,18 +1466,21 @@ local function report(el)
 end
 
 -- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
--- level-1 title; a missing file gives a one-line note.
+-- level-1 title; a missing file gives a one-line note. The file is written
+-- as a chapter is, so its numbers, tables and code come through this filter
+-- too ([]{.m ...} and the rest; the handlers are defined below).
+local handlers
 local function include_markdown(el)
+  -- The file is read where it is in the tree (results/NOTES.md is text, not a
+  -- measurement); the numbers in it come from RESULTS, as the chapters' do.
   local path = el.attributes["file"]
-  -- results/ means wherever the measurements are read from (RESULTS in docs.mk).
-  if path and path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
   local text = path and read_file(path)
   if not text then return note("*`" .. tostring(path) .. "` is not there yet.*") end
   local blocks = {}
   for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
     if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
   end
-  return pandoc.Div(blocks, pandoc.Attr("", { "included" }))
+  return pandoc.Div(walk(blocks, handlers), pandoc.Attr("", { "included" }))
 end
 
 -- Markdown that a script generated (harris.md, multi.md) as the chapters
@@ -1603,13 +1611,24 @@ local function harris_markdown(dir, file)
   return as_chapter(blocks)
 end
 
+-- sections="1 2": only those level-2 sections of each harris.md (by their
+-- order), with what comes before the first; the rest stays in the file.
 local function harris_results(el)
   must_be_empty(el, "harris")
   if #cfg.harris == 0 then return harris_missing("harris.md") end
+  local keep
+  if el.attributes["sections"] then
+    keep = {}
+    for _, k in ipairs(words(el.attributes["sections"])) do keep[tonumber(k) or fail("harris: sections=\"1 2\"")] = true end
+  end
   local blocks = {}
   for _, dir in ipairs(cfg.harris) do
     if read_file(dir .. "/harris.md") then
-      for _, b in ipairs(harris_markdown(dir, "harris.md")) do blocks[#blocks + 1] = b end
+      local section = 0
+      for _, b in ipairs(harris_markdown(dir, "harris.md")) do
+        if b.t == "Header" and b.level == 4 then section = section + 1 end
+        if not keep or section == 0 or keep[section] then blocks[#blocks + 1] = b end
+      end
       blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(dir .. "/harris.md"), pandoc.Str(".)") })
     else
       blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 bench/harris.py --from " ..
@@ -1637,11 +1656,31 @@ local function harris_g80(el)
                     pandoc.Attr("", { "results" }))
 end
 
+-- summary="yes": of each run, the command, its first warning and its summary
+-- line (the whole report stays in the file); gpus="first": the first GPU's.
+local function racecheck_summary(text)
+  local out, first = {}, false
+  local lines = {}
+  for line in (text .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+  for i, line in ipairs(lines) do
+    if line:match("^%$ ") then out[#out + 1] = line; first = true
+    elseif first and line:match("Warning: Race reported") then
+      out[#out + 1] = line
+      if lines[i + 1] and lines[i + 1]:match("^=========%s+and ") then out[#out + 1] = lines[i + 1] end
+      out[#out + 1] = "========= ..."
+      first = false
+    elseif line:match("RACECHECK SUMMARY") then out[#out + 1] = line; out[#out + 1] = "" end
+  end
+  return table.concat(out, "\n")
+end
+
 local function harris_racecheck(el)
   must_be_empty(el, "harris-racecheck")
   local blocks = {}
   for _, dir in ipairs(cfg.harris) do
     local text = read_file(dir .. "/harris_racecheck.txt")
+    if text and el.attributes["gpus"] == "first" and #blocks > 0 then text = nil end
+    if text and el.attributes["summary"] == "yes" then text = racecheck_summary(text) end
     if text then
       local rows = read_csv(dir .. "/harris.csv") or {}
       local dev = rows[1] and rows[1].device or dir
@@ -1836,7 +1875,7 @@ local function chapter_list()
 end
 
 -- ---- the element handlers -------------------------------------------------------
-local handlers = {
+handlers = {
   CodeBlock = function(el)
     if el.attributes["include"] then return include(el) end
     if el.attributes["diff"] then return diff(el) end
@@ -1912,9 +1951,7 @@ local function anchors(name)
     for _, b in ipairs(blocks) do
       if b.t == "Header" then map[b.identifier] = github_slug(stringify(b.content), seen)
       elseif b.t == "Div" and b.classes:includes("include-markdown") then
-        local path = b.attributes["file"] or ""
-        if path:sub(1, 8) == "results/" then path = cfg.root .. "/" .. path:sub(9) end
-        local text = read_file(path)
+        local text = read_file(b.attributes["file"] or "")
         if text then
           local inc = {}
           for _, x in ipairs(pandoc.read(text, "markdown").blocks) do
@@ -1960,7 +1997,9 @@ local md_final = {
     return pandoc.Str("^" .. stringify(el.content))
   end,
   Link = function(el) el.target = md_link(el.target); return el end,
-  Image = function(el) el.src = md_link(el.src); return el end,
+  -- A class on a figure's image (.narrow) is for the HTML pages' style; in
+  -- GitHub's Markdown it would turn the figure into raw HTML.
+  Image = function(el) el.src = md_link(el.src); el.classes = {}; return el end,
 }
 
 -- Other files of the repository (../bench/tune.cu, ../results/...) are

@@ -15,6 +15,7 @@ helpers; it returns the handlers for these elements:
         clusters.csv as a table, a row per label, a column per size; metric:
         median (then the floor's row), over_floor (the time / the floor's),
         vs_cub (CUB's time / the label's) or grid
+  gpus="first" on any of these blocks: the first GPU's table only.
   []{.clusters-m label="flag_sum" n="2^18" v="median"}
         one number of the first clusters.csv: median, grid, block, floor (the
         read-only kernel's time at n), budget (the most time over the floor
@@ -199,11 +200,13 @@ return function(h)
   end
 
   -- ---- blocks ---------------------------------------------------------------------
+  -- gpus="first": only the first GPU that has the file (the others' are in
+  -- their own results/<gpu>/), where a table per GPU would say the same twice.
   local function each_gpu(el, file, build)
     h.must_be_empty(el, el.classes[1])
     local blocks = {}
     for _, dir in ipairs(cfg.clusters) do
-      if read_file(dir .. "/" .. file) then
+      if read_file(dir .. "/" .. file) and not (el.attributes.gpus == "first" and #blocks > 0) then
         for _, b in ipairs(build(dir, data(dir))) do blocks[#blocks + 1] = b end
       end
     end
