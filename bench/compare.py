@@ -151,6 +151,20 @@ def gpu_turn():
         fcntl.flock(_lock, fcntl.LOCK_EX)
 
 
+def ceiling_and_floor(sizes):
+    """What the GPU can read, copy and launch (at the largest size), and the
+    read-only kernel at every size, cold and warm: build/bench/ceiling's rows."""
+    progress("[ceiling] read-only kernel, device copy, empty kernel")
+    p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
+                       capture_output=True, text=True)
+    ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    progress("[floor] read-only kernel at every size, cold and warm; empty kernel")
+    p = subprocess.run(["./build/bench/ceiling", "--floor", ",".join(map(str, sizes))], cwd=ROOT,
+                       capture_output=True, text=True)
+    floor = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    return ceiling, floor
+
+
 def measure(sizes, out_dir_root, only=None):
     rows, warm_rows, det_rows, notes = [], [], [], {}
     progs = [p for p in programs() if not only or p[0] in only]
@@ -178,16 +192,7 @@ def measure(sizes, out_dir_root, only=None):
         got, note = run_csv(prog.split() + ["--csv", "--n", str(DETERMINISM_N), "--reps",
                              str(DETERMINISM_RUNS - 2)], f"determinism at {power_label(DETERMINISM_N)}")
         det_rows += got
-    ceiling = floor = []
-    if not only:
-        progress("[ceiling] read-only kernel, device copy, empty kernel")
-        p = subprocess.run(["./build/bench/ceiling", "--csv", "--n", str(max(sizes))], cwd=ROOT,
-                           capture_output=True, text=True)
-        ceiling = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
-        progress("[floor] read-only kernel at every size, cold and warm; empty kernel")
-        p = subprocess.run(["./build/bench/ceiling", "--floor", ",".join(map(str, sizes))], cwd=ROOT,
-                           capture_output=True, text=True)
-        floor = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    ceiling, floor = ([], []) if only else ceiling_and_floor(sizes)
     if not rows:
         sys.exit("compare: no program produced results (is there a GPU?)")
     out_dir = os.path.join(out_dir_root, slug(rows[0]["device"]))

@@ -5,7 +5,9 @@
 #                    then make course
 #   make course      course/: the same chapters as plain Markdown, committed, so
 #                    that they read where the repository is browsed (tests/docs.sh
-#                    fails when it is stale)
+#                    fails when it is stale); and the lab's page on step 10's
+#                    rounds, lab/exact-tail/rounds.md, from docs/lab_exact_rounds.md
+#   make lab-page    that page alone
 #
 # The chapters are docs/*.md. They quote the step files and the measured
 # results through docs/filters/course.lua, so a page always shows the code and
@@ -18,10 +20,10 @@ DOCS_OUT ?= $(BUILD)/docs
 
 # Reading order: the introduction, one chapter per step, the comparison, the
 # appendices (Cooperative Groups; the small sizes: clusters, memcpy_async and
-# flag words; step 10's last percent, piece by piece; Harris's seven kernels;
-# the measurement notes, from results/NOTES.md).
-DOCS_STEPS    := $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS)))
-DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_exact appendix_harris notes
+# flag words; Harris's seven kernels; the measurement notes, from
+# results/NOTES.md).
+DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS))))
+DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
@@ -89,11 +91,20 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
                 --metadata clusters-results="$(DOCS_CLUSTERS)" \
                 --metadata results-root=$(RESULTS) \
                 --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
+# The lab's page on step 10's rounds: not a chapter, made with course/ by the
+# same filter and a template of its own; its links are written as they read
+# from the page (LAB_PAGE: where; the tests make it elsewhere and compare).
+LAB_SRC  := docs/lab_exact_rounds.md
+LAB_PAGE ?= lab/exact-tail/rounds.md
+LAB_RENDER = mkdir -p $(dir $(LAB_PAGE)) && \
+             $(PANDOC) $(COURSE_FLAGS) --template docs/template_lab.md --metadata chapter=$(basename $(notdir $(LAB_SRC))) \
+                 --metadata source=$(LAB_SRC) -o $(LAB_PAGE) $(LAB_SRC)
 # Everything course/ is made from; course/sources.sha256 records it.
-COURSE_INPUTS = $(filter-out $(DOCS_TEMPLATE),$(DOCS_INPUTS)) docs/template.md $(wildcard docs/figures/*.svg)
+COURSE_INPUTS = $(filter-out $(DOCS_TEMPLATE),$(DOCS_INPUTS)) docs/template.md $(wildcard docs/figures/*.svg) \
+                $(LAB_SRC) docs/template_lab.md
 
 ifeq ($(PANDOC_FOUND),)
-docs docs-pages course:
+docs docs-pages course lab-page:
 	@echo "make docs: Pandoc is not installed. Install it with" >&2
 	@echo "    sudo apt-get install pandoc        (Debian, Ubuntu)" >&2
 	@echo "    brew install pandoc                (macOS)" >&2
@@ -115,9 +126,14 @@ course: $(COURSE_INPUTS)
 	done
 	@$(PANDOC) $(COURSE_FLAGS) --metadata chapter=index --metadata source=docs/index.md \
 	    -o $(COURSE_DIR)/README.md docs/index.md
+	@$(LAB_RENDER)
 	@rmdir $(COURSE_DIR)/charts 2>/dev/null || true
 	@python3 tests/course_check.py stamp $(COURSE_DIR) "$$($(PANDOC) --version | head -1)" $(sort $(COURSE_INPUTS))
 	@echo "The chapters as Markdown are in $(COURSE_DIR)/ (start at $(COURSE_DIR)/README.md)."
+
+lab-page: $(LAB_SRC) docs/template_lab.md $(DOCS_FILTER) $(DOCS_FILTER_PARTS)
+	@$(LAB_RENDER)
+	@echo "The lab's page on step 10's rounds is $(LAB_PAGE)."
 endif
 
 $(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
@@ -161,4 +177,4 @@ print-course-inputs:
 docs-clean:
 	rm -rf $(DOCS_OUT)
 
-.PHONY: docs docs-pages docs-clean course print-course-inputs
+.PHONY: docs docs-pages docs-clean course lab-page print-course-inputs

@@ -12,6 +12,8 @@
 #                       changed since (course/sources.sha256)
 #   docs/course-links   every link, image and anchor in course/*.md resolves,
 #                       and no template syntax is left in it
+#   docs/lab-links      the same for the lab's page that make course makes,
+#                       lab/exact-tail/rounds.md (docs/lab_exact_rounds.md)
 #   docs/notation       tables and generated blocks write 2^28 as a power, µs
 #                       and ×, as the chapters do (course/: µs and × in tables);
 #                       no ratio is "1.11× times" anything
@@ -23,7 +25,8 @@
 #   docs/make-help      every make target the README or a chapter names, or the
 #                       test runner builds, is in make help
 #   docs/course-render  where Pandoc is the version that made course/, making
-#                       it again gives the committed files exactly
+#                       it again gives the committed files exactly (and the
+#                       lab's page)
 #   docs/numbers        no measured number typed by hand in the chapters or
 #                       in results/NOTES.md
 #   docs/peaks          each GPU has one nominal peak on every page and in
@@ -36,8 +39,8 @@
 #                       number of step files, in words
 #   docs/fixture        with a fixture of results, every step's table and chart and
 #                       the comparison's plots are generated (and its accuracy
-#                       section: a table per input, every number), step 10's
-#                       chapter shows the tables of its tail, the appendix on
+#                       section: a table per input, every number), the lab's
+#                       page on step 10's rounds shows its tables, the appendix on
 #                       Harris's kernels shows its tables, numbers and racecheck,
 #                       and the appendix on small sizes its tables and numbers
 #   docs/no-results     with no results at all, the pages still build and say so
@@ -97,6 +100,8 @@ COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
 check docs/course-links $CHECK mdlinks course
 check docs/course-notation $CHECK notation course
+check docs/lab-links $CHECK mdlinks lab/exact-tail/rounds.md
+check docs/lab-notation $CHECK notation lab/exact-tail/rounds.md
 check docs/readme-links $CHECK mdlinks .
 # Every make target the README or a chapter names is in make help, and so is
 # every target the test runner builds (its build tier: "build NAME TARGET").
@@ -230,8 +235,9 @@ else
 fi
 
 # The real build: every page, the single-file course, no warnings (course/
-# goes to build/: a test does not rewrite the committed one).
-if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LOGS/docs_build.log" 2>&1; then
+# and the lab's page go to build/: a test does not rewrite the committed ones).
+if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build LAB_PAGE=build/lab-build/rounds.md \
+        >"$LOGS/docs_build.log" 2>&1; then
     if grep -q "WARNING" "$LOGS/docs_build.log"; then
         fail docs/build "$(grep -m3 WARNING "$LOGS/docs_build.log" | tr '\n' ' ')"
     else
@@ -283,7 +289,7 @@ if [ "$made_with" != "$this" ]; then
     skip docs/course-render "course/ was made with $made_with, this is $this"
 elif [ ! -f build/course-build/sources.sha256 ]; then
     fail docs/course-render "make docs did not make build/course-build/"
-elif d=$(diff -r course build/course-build 2>&1); then
+elif d=$(diff -r course build/course-build 2>&1 && diff lab/exact-tail/rounds.md build/lab-build/rounds.md 2>&1); then
     pass docs/course-render
 else
     fail docs/course-render "course/ is not what make course makes now: $(printf '%s' "$d" | head -3 | tr '\n' ' ') (run make course)"
@@ -317,11 +323,13 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     grep -q 'seven kernels on Example GPU' $h || missing="$missing appendix_harris.html:harris.md"
     grep -q 'RACECHECK SUMMARY' $h || missing="$missing appendix_harris.html:racecheck"
     grep -Eq 'class="note"|not measured yet' $h && missing="$missing appendix_harris.html:note"
-    e=$(ls $out/10_*.html 2>/dev/null | head -1)
-    if [ -n "$e" ]; then
-        grep -q 'Step 07 and step 10 timed in turn' "$e" || missing="$missing $(basename "$e"):exact-tail"
+    if $MAKE lab-page RESULTS=tests/fixtures/results COURSE_DIR=$out LAB_PAGE=$out/lab/rounds.md \
+            >>"$LOGS/docs_fixture.log" 2>&1; then
+        grep -q 'Step 07 and step 10 timed in turn' $out/lab/rounds.md || missing="$missing lab/rounds.md:exact-tail"
+        grep -q 'Each round.s variants' $out/lab/rounds.md || missing="$missing lab/rounds.md:exact-rounds"
+    else
+        missing="$missing lab/rounds.md:build"
     fi
-    grep -q 'piece by piece' $out/appendix_exact.html || missing="$missing appendix_exact.html:exact-tail-pieces"
     c=$out/appendix_clusters.html
     grep -q 'Median time, input not in L2, on Example GPU' $c || missing="$missing appendix_clusters.html:clusters-table"
     grep -q 'The pieces of a one-launch sum at' $c || missing="$missing appendix_clusters.html:pieces"
@@ -342,17 +350,17 @@ fi
 out=build/docs-empty
 # (The pages that read results are built, every one that this checks: the
 # others do not change with the results.)
-empty_pages=$(for p in 03_warp_shuffle comparison appendix_harris appendix_clusters appendix_exact; do echo $out/$p.html; done)
+empty_pages=$(for p in 03_warp_shuffle comparison appendix_harris appendix_clusters; do echo $out/$p.html; done)
 empty_pages="$empty_pages $(ls docs/10_*.md | sed "s|docs/\(.*\)\.md|$out/\1.html|")"
-if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE $empty_pages RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1; then
+if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE $empty_pages RESULTS=build/no-such-results DOCS_OUT=$out >"$LOGS/docs_empty.log" 2>&1 &&
+   $MAKE lab-page RESULTS=build/no-such-results COURSE_DIR=$out LAB_PAGE=$out/lab/rounds.md >>"$LOGS/docs_empty.log" 2>&1; then
     if grep -q 'No measured results' $out/03_*.html && grep -q 'Not measured yet: <code>make harris</code>' $out/appendix_harris.html &&
        grep -q '(not measured yet)' $out/appendix_harris.html &&
        grep -q 'Not measured yet: <code>make clusters</code>' $out/appendix_clusters.html &&
        grep -q '(not measured yet)' $out/appendix_clusters.html &&
-       grep -q 'exact_variants.sh results/&lt;gpu&gt;/exact_tail.csv</code>' $out/10_*.html &&
-       grep -q '(not measured yet)' $out/10_*.html &&
-       grep -q 'exact_variants.sh results/&lt;gpu&gt;/exact_tail.csv</code>' $out/appendix_exact.html &&
-       grep -q '(not measured yet)' $out/appendix_exact.html; then
+       grep -q 'No measured results' $out/10_*.html && grep -q '(not measured yet)' $out/10_*.html &&
+       grep -q 'exact_variants.sh results/<gpu>/exact_tail.csv`' $out/lab/rounds.md &&
+       grep -q '(not measured yet)' $out/lab/rounds.md; then
         pass docs/no-results
     else
         fail docs/no-results "the pages do not say that no results were measured"

@@ -5,18 +5,19 @@
     docs_check.py answers FILE.md...   every answer file an exercise names exists
     docs_check.py exercises FILE.md... every exercise links to its answer, and
                                        every link target exists
-    docs_check.py mdlinks DIR          every link and image in DIR/*.md (course/)
-                                       resolves, anchors as GitHub makes them,
-                                       and nothing of the chapter templates is left
+    docs_check.py mdlinks DIR|FILE     every link and image in DIR/*.md (course/),
+                                       or in FILE.md, resolves, anchors as GitHub
+                                       makes them, and nothing of the chapter
+                                       templates is left
     docs_check.py numbers FILE.md...   no measured number typed by hand
     docs_check.py peaks FILE...        each GPU has one nominal peak, whichever
                                        page or results file gives it
     docs_check.py links DIR            every link and image in DIR/*.html resolves
     docs_check.py page-numbers DIR     every measured number on DIR/*.html comes
                                        from a CSV through the filter
-    docs_check.py notation DIR         tables and generated blocks in DIR/*.html
-                                       (and table rows in DIR/*.md) write powers,
-                                       µs and × as the chapters do
+    docs_check.py notation DIR|FILE    tables and generated blocks in DIR/*.html
+                                       (and table rows in DIR/*.md, or FILE.md)
+                                       write powers, µs and × as the chapters do
 
 Each prints one line per problem on stdout and exits 1 if there was any, 0 if
 none. A summary goes to stderr.
@@ -220,7 +221,10 @@ LEFTOVER = [(re.compile(r"\]\{\.m\b"), "an unfilled number []{.m ...}"),
 
 def check_mdlinks(root):
     problems, checked = [], 0
-    pages = sorted(p for p in os.listdir(root) if p.endswith(".md"))
+    if os.path.isfile(root):        # one page: its links read from its own folder
+        root, pages = os.path.dirname(root) or ".", [os.path.basename(root)]
+    else:
+        pages = sorted(p for p in os.listdir(root) if p.endswith(".md"))
     if not pages:
         return [f"{root}: no Markdown pages"], "0 links"
     anchors = {}
@@ -369,7 +373,12 @@ class NotationScan(html.parser.HTMLParser):
 
 def check_notation(root):
     problems, pages = [], 0
-    for d, _, files in os.walk(root):
+    if os.path.isfile(root):        # one page
+        page, root = os.path.basename(root), os.path.dirname(root) or "."
+        walk = [(root, [], [page])]
+    else:
+        walk = os.walk(root)
+    for d, _, files in walk:
         for name in sorted(files):
             path = os.path.join(d, name)
             if name.endswith(".html"):

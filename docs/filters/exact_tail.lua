@@ -20,6 +20,10 @@ helpers; it returns the handlers for these elements:
         variant's where the variant leaves the piece out, the variant's minus
         the base's where it adds it (ADDS below); labels="A B ...": those
         labels instead of the tail's (the streaming's, STREAM below)
+  ```{.exact-rounds}
+        every variant in one table, round by round (ROUNDS below): the change
+        it measures, what that change was predicted to save, and what it
+        saved on each GPU, from the least to the most over the sizes measured
   []{.exact-m label="step10" n="2^24"}
         one number of the first exact_tail.csv; v: median (the default),
         against (with prediction="ID": a variant's cost at each size below,
@@ -99,6 +103,53 @@ return function(h)
                  bits1 = true, bits2 = true, bits4 = true, dynamic1 = true, dynamic4 = true, tree = true,
                  adds3 = true, window = true, compact = true, bulk = true, ahead1 = true, ahead2 = true,
                  warm = true, fit = true }
+
+  -- The rounds, in order: each variant, its round, the change it measures, and
+  -- how that change's saving follows from the variant's cost (cost above): +1
+  -- where the variant leaves a piece out (a probe) or puts back the way the
+  -- step had before the change (the change saves what the variant costs), -1
+  -- where the variant is the change tried (it saves minus what it costs).
+  local ROUNDS = {
+    { "before", 1, 1, "rounds 1 and 2 together (against `ticket`)" },
+    { "carry_always", 1, 1, "no carry by every thread where no block sum can overflow" },
+    { "no_round", 1, 1, "without the rounding (a probe)" },
+    { "no_flags", 1, 1, "without the flags' reduction (a probe)" },
+    { "no_fetch", 1, 1, "without taking the grid's words back (a probe, against `ticket`)" },
+    { "carveout_max", 1, -1, "the largest shared-memory carveout" },
+    { "thread0", 2, 1, "warp 0 for the tail instead of thread 0 (against `ticket`)" },
+    { "fences", 2, 1, "an acquire-release ticket instead of two fences (against `ticket`)" },
+    { "shuffle_sum", 2, 1, "the block's digit sums by REDUX, not `cg::reduce`" },
+    { "window_round", 2, 1, "the rounding by one conversion, not bit by bit" },
+    { "copies2", 2, -1, "two copies of the grid's words (against `ticket`)" },
+    { "group16", 2, -1, "groups of 16, 1536 threads a multiprocessor" },
+    { "group16_1024", 2, -1, "groups of 16 at the step's occupancy" },
+    { "prefetch", 2, -1, "an L2 prefetch of each thread's next group" },
+    { "loads_only", 3, 1, "without the groups' arithmetic (a probe)" },
+    { "skip_last", 3, 1, "without each thread's last group (a probe)" },
+    { "no_convert", 3, 1, "without the conversions to double (a probe)" },
+    { "float_hi", 3, 1, "the exponent test from the bits, not `fmaxf`" },
+    { "split", 3, -1, "the sum in two float halves, no conversion" },
+    { "spread", 3, -1, "the last round spread over every multiprocessor" },
+    { "chunks", 3, -1, "4 KB a warp, loads at constant offsets" },
+    { "pipe", 3, -1, "the next group's loads before the add into the digits" },
+    { "async", 3, -1, "the next group copied by `cp.async` during the add" },
+    { "bits1", 4, -1, "a quarter of the conversions by integer instructions" },
+    { "bits2", 4, -1, "half of the conversions so" },
+    { "bits4", 4, -1, "all of the conversions so" },
+    { "dynamic1", 4, -1, "4 KB chunks taken from a counter, one at a time" },
+    { "dynamic4", 4, -1, "the same, four at a time" },
+    { "tree", 4, -1, "the group's ends and sum as trees, not chains" },
+    { "adds3", 4, 1, "`acc_add` reading its three digits before writing any" },
+    { "window", 4, -1, "three digits held in registers" },
+    { "bulk", 5, -1, "each warp's next 4 KB copied by `cp.async.bulk`" },
+    { "ahead1", 5, -1, "an L2 bulk prefetch of the warp's next 4 KB" },
+    { "ahead2", 5, -1, "the same, two chunks ahead" },
+    { "warm", 5, -1, "the ending run once at the start, its code cached" },
+    { "compact", 5, -1, "the slow paths as one loop: 19 KB of code, not 44 KB" },
+    { "fit", 5, 1, "whole rounds in the grid, not every block that fits" },
+    { "roll", 6, -1, "the next group's loads rolled into this one's adds" },
+    { "ticket", 6, 1, "grid words that count their blocks instead of a ticket" },
+  }
 
   local function missing()
     return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
@@ -393,8 +444,57 @@ return function(h)
     end)
   end
 
+  -- Every round in one table, each GPU a column: what each change saved, from
+  -- the least to the most over the sizes measured, in µs.
+  local function number(us) return (us < 0 and "−" or "") .. string.format("%.2f", math.abs(us)) end
+  local function saved(d, label, sign)
+    local lo, hi
+    for _, n in ipairs(d.sizes[label] or {}) do
+      local c = cost(d, label, n)
+      if c then lo, hi = math.min(lo or 1e300, sign * c), math.max(hi or -1e300, sign * c) end
+    end
+    if not lo then return nil end
+    return lo == hi and number(lo) or (number(lo) .. " to " .. number(hi))
+  end
+  local function rounds(el)
+    h.must_be_empty(el, "exact-rounds")
+    local dirs = {}
+    for _, dir in ipairs(cfg.results) do if data(dir) then dirs[#dirs + 1] = dir end end
+    if #dirs == 0 then return missing() end
+    local predicted = {}
+    for _, p in ipairs(predictions("exact-rounds")) do
+      if p.variant ~= "" then predicted[p.variant] = p end
+    end
+    local header, align, body = { "variant", "round", "the change", "predicted to save (µs)" }, { ":--", "--:", ":--", ":--" }, {}
+    for _, dir in ipairs(dirs) do
+      header[#header + 1] = "saved (µs), " .. data(dir).device
+      align[#align + 1] = "--:"
+    end
+    for _, r in ipairs(ROUNDS) do
+      local label, round, sign, what = r[1], r[2], r[3], r[4]
+      if not known(label) then fail("exact-rounds: unknown label '" .. label .. "'") end
+      local line, any = { "`" .. label .. "`", tostring(round), what }, false
+      local p = predicted[label]
+      line[4] = p and string.format("(%s) %s to %s", p.id, p.low_us, p.high_us) or "–"
+      for _, dir in ipairs(dirs) do
+        local text = saved(data(dir), label, sign)
+        any = any or text ~= nil
+        line[#line + 1] = text or "–"
+      end
+      if any then body[#body + 1] = line end
+    end
+    local files = {}
+    for _, dir in ipairs(dirs) do files[#files + 1] = "`" .. dir .. "/" .. FILE .. "`" end
+    return pandoc.Div(h.pipe_table(header, align, body, string.format(
+      "Table: Each round's variants, each a copy of step 10 with one change: what the change saved " ..
+      "(below zero: what it cost), from the least to the most over the sizes measured; a probe leaves a " ..
+      "piece out, and saves what that piece takes. Each time the median of its rounds' medians (%s); " ..
+      "predicted: written before the timing (`%s`).", table.concat(files, ", "), PREDICTIONS)),
+      pandoc.Attr("", { "results" }))
+  end
+
   return {
     span = span,
-    blocks = { ["exact-tail"] = steps_table, ["exact-tail-pieces"] = pieces },
+    blocks = { ["exact-tail"] = steps_table, ["exact-tail-pieces"] = pieces, ["exact-rounds"] = rounds },
   }
 end
