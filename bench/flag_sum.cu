@@ -130,7 +130,7 @@ static int flag_block_size(const launch_t *L)
 {
     for (int b = 256; b <= 1024; b *= 2)
         if (L->n <= (size_t)b * 4 * LOADS_IN_FLIGHT) return b;
-    return L->n <= ((size_t)1 << 20) ? 256 : block_size(L);
+    return L->n <= ((size_t)1 << 20) ? 256 : block_size<LOADS_IN_FLIGHT>(L);
 }
 
 // As many blocks as the GPU runs at once, fewer where n gives each thread
@@ -148,7 +148,7 @@ static size_t grid_size(const launch_t *L)
 
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
-    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to meet
+    if (one_block_sum<LOADS_IN_FLIGHT>(d_in, d_out, L, stream))  // one block: nothing to meet
         return;
     word_t *words = (word_t *)L->state;                   // zero between launches
     unsigned *tickets = (unsigned *)(words + MAX_BLOCKS);
