@@ -6,7 +6,8 @@
 # accuracy plots are drawn from every accuracy.csv (the docs fixture's, and
 # one from before the inputs, too), and its errors are as defined; the
 # programs of `make claims` compile; and this toolkit's headers are as claim C
-# says (bench/claims.py --api). Prints PASS/FAIL/SKIP lines for tests/run.
+# says (bench/claims.py --api); no script imports one that imports it back.
+# Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
 # Every step the Makefile lists must have its rows, and CUB.
@@ -217,4 +218,17 @@ xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
     else
         echo "FAIL bench/claims-programs/$name: $(grep -m2 -E "error|warning" "'"$tmp"'/$name.log" | tr "\n" " ")"
     fi' _
+rm -rf "$tmp"
+
+# No circle among the scripts' imports of each other (tests/imports.py), and
+# one made on purpose is caught.
+python3 tests/imports.py
+tmp=$(mktemp -d)
+printf 'import b\n' >"$tmp/a.py"
+printf 'def f():\n    from a import x\n' >"$tmp/b.py"
+if python3 tests/imports.py "$tmp" >/dev/null; then
+    echo "FAIL bench/self-test/imports: two scripts importing each other were not caught"
+else
+    echo "PASS bench/self-test/imports"
+fi
 rm -rf "$tmp"
