@@ -139,7 +139,7 @@ exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%)
 
 # Targets of the course text, the exercise answers, the reliability tests,
 # Harris's seven kernels and the claims' programs live beside what they build.
--include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk tests/exact.mk \
+-include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk lab/harris/harris.mk tests/exact.mk \
          bench/clusters.mk tests/inputs.mk
 
 # ---- tests --------------------------------------------------------------------

@@ -79,12 +79,12 @@ for d in results/*/ tests/fixtures/results/*/; do
     tmp=$(mktemp -d)
     cp "$d/harris.csv" "$tmp/"
     [ -f "$d/compare.csv" ] && cp "$d/compare.csv" "$tmp/"    # the nominal peak comes from it
-    if ! python3 bench/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    if ! python3 lab/harris/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
     elif cmp -s "$tmp/harris.md" "$d/harris.md"; then
         echo "PASS bench/$name/harris.md is what harris.csv gives"
     else
-        echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 bench/harris.py --from $name)"
+        echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 lab/harris/harris.py --from $name)"
     fi
     rm -rf "$tmp"
 done

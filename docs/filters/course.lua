@@ -74,7 +74,7 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         those that pass the others (0 if none)
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
-figures from the slides in bench/harris_g80.csv):
+figures from the slides in lab/harris/harris_g80.csv):
 
   ```{.harris}          every results/<gpu>/harris.md, without its title
   ```{.harris-g80}      the slides' G80 table
@@ -1537,8 +1537,8 @@ end
 
 -- ---- Harris's seven kernels -----------------------------------------------------
 -- make harris writes results/<gpu>/harris.csv, harris.md and
--- harris_racecheck.txt; the slides' G80 figures are in bench/harris_g80.csv.
-local G80_FILE = "bench/harris_g80.csv"
+-- harris_racecheck.txt; the slides' G80 figures are in lab/harris/harris_g80.csv.
+local G80_FILE = "lab/harris/harris_g80.csv"
 
 local function g80_rows()
   return read_csv(G80_FILE) or fail("harris: cannot read " .. G80_FILE)
@@ -1572,7 +1572,7 @@ local function harris_results(el)
       for _, b in ipairs(harris_markdown(dir, "harris.md")) do blocks[#blocks + 1] = b end
       blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(dir .. "/harris.md"), pandoc.Str(".)") })
     else
-      blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 bench/harris.py --from " ..
+      blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 lab/harris/harris.py --from " ..
                                  dir .. "` writes it from `harris.csv`.*")
     end
   end

@@ -14,7 +14,7 @@
  *   6  completely unrolled: the block size is a template parameter
  *   7  many elements per thread: a fixed grid, each thread loops over the input
  *
- * One file, built once per kernel (-DKERNEL=1 ... 7, see bench/harris.mk), so
+ * One file, built once per kernel (-DKERNEL=1 ... 7, see lab/harris/harris.mk), so
  * that the seven sit side by side and each neighbouring pair differs in a
  * few lines, like the steps; each program reports under its own name
  * (harris_1_interleaved_divergent, ...). Only kernels 6 and 7 are templates,
@@ -37,7 +37,7 @@
  * in lock-step, which nothing has promised since Volta: the harness checks
  * every run, and make harris runs racecheck on them.
  */
-#include "../common/harness.h"
+#include "../../common/harness.h"
 
 #ifndef KERNEL
 #error "build with -DKERNEL=1 ... 7 (make harris-kernels)"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """harris.py: Harris's seven reduction kernels beside the course's steps (this is `make harris`).
 
-    python3 bench/harris.py                  # measure on this GPU, write results/<gpu>/
-    python3 bench/harris.py --from results/nvidia-h100-80gb-hbm3   # harris.md again, from harris.csv
+    python3 lab/harris/harris.py                  # measure on this GPU, write results/<gpu>/
+    python3 lab/harris/harris.py --from results/nvidia-h100-80gb-hbm3   # harris.md again, from harris.csv
 
 Measuring runs every program in the exact build (32-bit unsigned integers,
-like the slides' ints): the seven kernels of bench/harris.cu (kernel 7 three
+like the slides' ints): the seven kernels of lab/harris/harris.cu (kernel 7 three
 times: on grids of 64 and 256 blocks, the G80's sizes, and on the grid it
 picks, which fills this GPU) and steps 01-07. Each program runs once with the
 input not in L2 and once with it left there (--warm), at 2^20, 2^22 (the
@@ -16,7 +16,7 @@ writes, in results/<gpu>/:
                            the harness's CSV columns, the GPU's SMs and
                            compute capability
     harris.md              the tables: at 2^22 beside the G80's figures
-                           (bench/harris_g80.csv, from the slides), then the
+                           (lab/harris/harris_g80.csv, from the slides), then the
                            steps, then every size
     harris_racecheck.txt   what racecheck said
 Only the Python standard library is used.
@@ -30,12 +30,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))     # the comparison's helpers
 from compare import fmt_time, make_list, power_label, progress, read_csv, slug, write_csv  # noqa: E402
 from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-G80 = os.path.join(ROOT, "bench", "harris_g80.csv")
+G80 = os.path.join(ROOT, "lab", "harris", "harris_g80.csv")
 SIZES = [2 ** 20, 2 ** 22, 2 ** 24, 2 ** 28]
 MAIN_N = 2 ** 22
 REPS = 100
@@ -167,7 +167,7 @@ class Runs:
 
 def g80_cells(g):
     """The slides' figures for one kernel: time, step, cumulative (their GB/s
-    and share of the G80's peak are in bench/harris_g80.csv, and in the
+    and share of the G80's peak are in lab/harris/harris_g80.csv, and in the
     appendix's table of the slides)."""
     return [f"{float(g['time_ms']):.3f} ms", g["step"] and g["step"] + "×",
             g["cumulative"] and g["cumulative"] + "×"]
@@ -219,7 +219,7 @@ def render(runs):
         f"- {runs.device}: {runs.sms} SMs, compute capability {runs.cc}, nominal peak {runs.peak:.0f} GB/s",
         "- every program in the exact build (uint32, like the slides' ints); the kernels with 128 threads per block",
         f"- G80: the slides' own figures ({g['device']}, nominal peak {g['peak_gbps']} GB/s, "
-        f"n = {power_label(int(g['n']))}), from bench/harris_g80.csv",
+        f"n = {power_label(int(g['n']))}), from lab/harris/harris_g80.csv",
         "- step: the time of the kernel before (kernel 6 for each kernel 7) / this time; "
         "cumulative: kernel 1's time / this time", "",
         f"## {power_label(MAIN_N)} elements, input not in L2, beside the G80", "", kernel_table(runs, g80), "",
