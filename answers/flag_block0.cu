@@ -1,10 +1,10 @@
-/* flag_block0.cu: bench/flag_sum.cu with the collector chosen in advance:
+/* flag_block0.cu: lab/small-sizes/flag_sum.cu with the collector chosen in advance:
  * block 0 sums the words, and there is no ticket.
  *
  *     make answers && build/answers/flag_block0 --n 2^18
  *     build/answers/flag_block0_exact --n 2^18              (the uint32 build)
  *
- * The ticket in bench/flag_sum.cu does one thing: it picks a block that
+ * The ticket in lab/small-sizes/flag_sum.cu does one thing: it picks a block that
  * comes after every other, so that the block which waits only ever waits
  * for blocks that have run. Here block 0 collects as soon as its own total
  * is stored, one atomic round trip sooner, and waits in its spin loop for
@@ -19,9 +19,9 @@
  * hold block 0 and nothing else). So this program takes the promise the way
  * step 07 does: a cooperative launch, which refuses a grid larger than fits
  * (cudaErrorCooperativeLaunchTooLarge, exit 3) and needs no grid.sync() to
- * be useful. bench/flag_sum.cu needs neither: its collector is chosen last.
+ * be useful. lab/small-sizes/flag_sum.cu needs neither: its collector is chosen last.
  *
- * Words, flags and the clearing are as in bench/flag_sum.cu, and so are the
+ * Words, flags and the clearing are as in lab/small-sizes/flag_sum.cu, and so are the
  * bits of the sum (the same blocks, the same order), for the same grid.
  *
  * No ticket in the kernel, a cooperative launch, a grid that must fit (so no
@@ -36,7 +36,7 @@
 #define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
 #define MAX_BLOCKS 65536    // flag words in the state
 
-#include "../bench/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
+#include "../lab/small-sizes/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
 #include "../steps/one_block.cuh"  // one block for a small n
 
 typedef unsigned long long word_t;
@@ -47,7 +47,7 @@ __device__ word_t flagged(elem_t total) { return (word_t)1 << 32 | bits_of(total
 __device__ elem_t total_of(word_t w) { return elem_of((unsigned)w); }
 
 // words[0 .. count) summed, each waited for until its flag is there, then
-// put back to zero for the next launch (as in bench/flag_sum.cu).
+// put back to zero for the next launch (as in lab/small-sizes/flag_sum.cu).
 template <int BLOCK>
 __device__ elem_t collect(word_t *words, unsigned count)
 {

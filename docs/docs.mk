@@ -41,7 +41,7 @@ DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harri
 # The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
 # files, and the probes' predictions.
 DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
-DOCS_CLUSTERS_DATA := bench/latency_predictions.csv \
+DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
                       $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
                                  $(DOCS_CLUSTERS:%=%/latency.csv))
 

@@ -6,7 +6,7 @@
 # accuracy plots are drawn from every accuracy.csv (the docs fixture's, and
 # one from before the inputs, too), and its errors are as defined; the
 # programs of `make claims` compile; and this toolkit's headers are as claim C
-# says (bench/claims.py --api); no script imports one that imports it back.
+# says (lab/claims/claims.py --api); no script imports one that imports it back.
 # Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
@@ -95,12 +95,12 @@ for d in results/*/ tests/fixtures/results/*/; do
     name=${d%/}
     tmp=$(mktemp -d)
     for f in clusters.csv latency.csv clusters_floor.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
-    if ! python3 bench/clusters.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    if ! python3 lab/small-sizes/clusters.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/clusters.md: $(tail -1 "$tmp/err")"
     elif cmp -s "$tmp/clusters.md" "$d/clusters.md"; then
         echo "PASS bench/$name/clusters.md is what its CSVs give"
     else
-        echo "FAIL bench/$name/clusters.md differs from what its CSVs give (run python3 bench/clusters.py --from $name)"
+        echo "FAIL bench/$name/clusters.md differs from what its CSVs give (run python3 lab/small-sizes/clusters.py --from $name)"
     fi
     rm -rf "$tmp"
 done
@@ -180,7 +180,7 @@ else echo "FAIL bench/accuracy-errors: $(echo "$out" | tail -1)"; fi
 
 # Claim C, asked of this toolkit: the multi-device runtime API and
 # this_multi_grid() are gone, a grid.sync() kernel compiles without -rdc.
-if out=$(python3 bench/claims.py --api 2>&1); then
+if out=$(python3 lab/claims/claims.py --api 2>&1); then
     echo "PASS bench/claims-api: $(echo "$out" | sed -n 's/^toolkit: \([^ ]*\).*/CUDA \1/p'), $(echo "$out" | grep -c 'does not compile') multi-device names gone, as claim C says"
 else
     echo "FAIL bench/claims-api: $(echo "$out" | tr '\n' ';' | cut -c1-300)"

@@ -1923,7 +1923,7 @@ local md_final = {
   Image = function(el) el.src = md_link(el.src); return el end,
 }
 
--- Other files of the repository (../bench/tune.cu, ../results/...) are
+-- Other files of the repository (../lab/tuning/tune.cu, ../results/...) are
 -- reached from the pages through repo-root, the way back from DOCS_OUT.
 local html_final = {
   -- Every table in a box of its own that scrolls sideways when the table is

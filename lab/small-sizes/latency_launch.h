@@ -1,6 +1,6 @@
-/* latency_launch.h: the kernels of bench/latency.cu's probes, by block size
- * and piece; plan(): each probe's grid, as the steps or bench/clusters.cu would
- * choose it; and launch(): one run of a probe, as bench/clusters.cu would
+/* latency_launch.h: the kernels of latency.cu's probes, by block size
+ * and piece; plan(): each probe's grid, as the steps or clusters.cu would
+ * choose it; and launch(): one run of a probe, as clusters.cu would
  * launch it (cluster dimension, cooperative attribute, a second kernel placed
  * early by programmatic dependent launch). Included once, by latency.cu,
  * after probe_def and launch_kind.
@@ -43,7 +43,7 @@ static const void *kernel_of(const run_t *r)
 
 // ---- the grid of each probe ------------------------------------------------------------
 // Plain probes: one round of loads a thread, at most what fits at once (as
-// the steps); cluster probes: bench/clusters.cu's grid for cluster size k.
+// the steps); cluster probes: clusters.cu's grid for cluster size k.
 // Returns 0, or a reason the GPU would not run it.
 static const char *plan(run_t *r, int sms)
 {

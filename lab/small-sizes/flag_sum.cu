@@ -49,14 +49,14 @@
  */
 #include <cuda/atomic>
 
-#include "../common/harness.h"
-#include "../common/parts.h"    // exit_cleanly: a --grid the state has no room for
+#include "../../common/harness.h"
+#include "../../common/parts.h"    // exit_cleanly: a --grid the state has no room for
 
 #define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
 #define MAX_BLOCKS 65536    // flag words in the state: the largest grid
 
 #include "flag_sum.cuh"            // thread_sum, block_total, PER_BLOCK
-#include "../steps/one_block.cuh"  // one block for a small n
+#include "../../steps/one_block.cuh"  // one block for a small n
 
 typedef unsigned long long word_t;
 typedef cuda::atomic_ref<word_t, cuda::thread_scope_device> word_ref;

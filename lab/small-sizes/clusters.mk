@@ -1,7 +1,7 @@
 # clusters.mk: the appendix on small sizes (clusters, memcpy_async and flag
 # words), included by the Makefile.
 #
-#   make clusters            (GPU) build, then measure (bench/clusters.py, about three
+#   make clusters            (GPU) build, then measure (lab/small-sizes/clusters.py, about three
 #                            and a half minutes on an H100): the pieces of a small sum
 #                            (results/<gpu>/latency.csv), the flag-word sum and the
 #                            cluster programs beside step 07, CUB, torch.sum, cupy.sum
@@ -10,14 +10,14 @@
 #   make clusters-programs   build only: build/clusters/clusters, clusters_wait,
 #                            clusters_pdl, clusters_async and flag_sum (float), the same
 #                            in build/exact/clusters/ (uint32), and build/clusters/latency
-#                            (the probes of bench/latency.cu)
+#                            (the probes of lab/small-sizes/latency.cu)
 #   make flag-sum            build/clusters/flag_sum and build/exact/clusters/flag_sum only
 #
-# bench/clusters.cu is one program; -DMEET=... picks how clusters meet, and
+# lab/small-sizes/clusters.cu is one program; -DMEET=... picks how clusters meet, and
 # -DASYNC_LOADS=1 loads through cg::memcpy_async. Cluster code needs sm_90:
 # built for an older GPU it compiles, and the program refuses to run with one
 # line (exit 3). clusters_sm75 is such a build, for tests/clusters.sh.
-# bench/flag_sum.cu has no cluster in it and runs wherever the steps run.
+# lab/small-sizes/flag_sum.cu has no cluster in it and runs wherever the steps run.
 
 CLUSTERS_DIR   := $(BUILD)/clusters
 CLUSTERS_NAMES := clusters clusters_wait clusters_pdl clusters_async
@@ -25,8 +25,8 @@ flags_clusters       :=
 flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
 flags_clusters_async := -DASYNC_LOADS=1
-CLUSTERS_SRCS  := bench/clusters.cu bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh \
-                  bench/thread_sum.cuh bench/clusters_host.h
+CLUSTERS_SRCS  := lab/small-sizes/clusters.cu lab/small-sizes/clusters.cuh lab/small-sizes/clusters_meet.cuh lab/small-sizes/clusters_loads.cuh \
+                  lab/small-sizes/thread_sum.cuh lab/small-sizes/clusters_host.h
 CLUSTERS_FLOAT := $(CLUSTERS_NAMES:%=$(CLUSTERS_DIR)/%)
 CLUSTERS_EXACT := $(CLUSTERS_NAMES:%=$(BUILD)/exact/clusters/%)
 
@@ -42,7 +42,7 @@ $(foreach p,$(CLUSTERS_NAMES),$(eval $(call CLUSTERS_RULE,$(p))))
 
 # The probes of a small sum, piece by piece (float only: they time, and check
 # only that the pieces which finish a sum finish it right).
-$(CLUSTERS_DIR)/latency: bench/latency.cu bench/latency_kernels.cuh bench/latency_launch.h $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
+$(CLUSTERS_DIR)/latency: lab/small-sizes/latency.cu lab/small-sizes/latency_kernels.cuh lab/small-sizes/latency_launch.h $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 
@@ -52,9 +52,9 @@ $(CLUSTERS_DIR)/clusters_sm75: $(CLUSTERS_SRCS) $(FLOAT_OBJS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
 
-# The flag-word sum (bench/flag_sum.cu): blocks meet through one flagged word
+# The flag-word sum (lab/small-sizes/flag_sum.cu): blocks meet through one flagged word
 # each. No cluster in it: it builds and runs wherever the steps do.
-FLAG_SUM_SRCS := bench/flag_sum.cu bench/flag_sum.cuh bench/thread_sum.cuh
+FLAG_SUM_SRCS := lab/small-sizes/flag_sum.cu lab/small-sizes/flag_sum.cuh lab/small-sizes/thread_sum.cuh
 $(CLUSTERS_DIR)/flag_sum: $(FLAG_SUM_SRCS) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
@@ -69,6 +69,6 @@ SANITIZE_EXTRA += $(CLUSTERS_DIR)/flag_sum
 clusters-programs: $(CLUSTERS_FLOAT) $(CLUSTERS_EXACT) $(CLUSTERS_DIR)/latency flag-sum
 
 clusters: $(CLUSTERS_FLOAT) $(CLUSTERS_DIR)/flag_sum $(CLUSTERS_DIR)/latency step07 $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
-	python3 bench/clusters.py
+	python3 lab/small-sizes/clusters.py
 
 .PHONY: clusters clusters-programs flag-sum

@@ -7,7 +7,7 @@
  * attribute cudaDevAttrCooperativeMultiDeviceLaunch said whether a GPU could
  * take part. CUDA 11.3 deprecated all of it. That the runtime API and the
  * Cooperative Groups header no longer have them is a question for the
- * compiler (bench/claims.py compiles a line that uses each). The driver API's
+ * compiler (lab/claims/claims.py compiles a line that uses each). The driver API's
  * header still declares cuLaunchCooperativeKernelMultiDevice, marked
  * deprecated; this program asks the driver on this machine, without linking
  * against it (the entry point is looked up by name, as CUDA 13 offers):
@@ -24,7 +24,7 @@
 #include <cstdio>
 #include <cuda.h>
 
-#include "../common/parts.h"
+#include "../../common/parts.h"
 
 typedef CUresult (*launch_multi_fn)(CUDA_LAUNCH_PARAMS *params, unsigned int devices, unsigned int flags);
 typedef CUresult (*get_attribute_fn)(int *value, CUdevice_attribute attribute, CUdevice device);

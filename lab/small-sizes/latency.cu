@@ -11,7 +11,7 @@
  * warm-ups; the median and the least of --reps runs. Plain probes get the
  * grid the steps would (one round of loads a thread, at most what fits at
  * once), "one_block" a single block; cluster probes ("c_...") run for every
- * cluster size the GPU allows, with bench/clusters.cu's grid for that size.
+ * cluster size the GPU allows, with clusters.cu's grid for that size.
  * A probe that finishes a sum is checked against the exact sum of the input
  * (small whole numbers, so every order is exact). CSV on stdout:
  *     probe,block,cluster,grid,n,median_us,min_us,reps,check,device
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#include "../common/parts.h"
+#include "../../common/parts.h"
 #include "latency_kernels.cuh"
 
 enum launch_kind { EMPTY, PLAIN, ONE_BLOCK, POISONED, COOP, TWO, TWO_PDL, CLUSTER, CLUSTER_COOP, PROGRAM };

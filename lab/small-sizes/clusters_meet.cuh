@@ -1,5 +1,5 @@
-/* clusters_meet.cuh: how the clusters of bench/clusters.cu meet, once each
- * has its total (bench/clusters.cuh, which includes this file); bench/latency.cu's
+/* clusters_meet.cuh: how the clusters of clusters.cu meet, once each
+ * has its total (clusters.cuh, which includes this file); latency.cu's
  * probes use its pieces too.
  *
  *   meet_kind, meet_t   the three ways, and what each keeps in memory
@@ -14,11 +14,11 @@
 #include <cooperative_groups/reduce.h>
 #include <cuda/atomic>
 
-#include "../common/harness.h"
+#include "../../common/harness.h"
 
 namespace cg = cooperative_groups;
 
-#define MAX_CLUSTERS 8192    // cluster words in the state (bench/clusters.cu)
+#define MAX_CLUSTERS 8192    // cluster words in the state (clusters.cu)
 
 // How the clusters' totals meet when there are several clusters.
 enum meet_kind {

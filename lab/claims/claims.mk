@@ -1,12 +1,9 @@
-# bench/claims.mk: what others claimed, tested here; and how accurate each
-# order of additions is. Included by the Makefile.
+# lab/claims/claims.mk: what others claimed, tested here. Included by the
+# Makefile.
 #
 #   make claims      (GPU) the sources' claims on this GPU: results/<gpu>/claims.csv
-#                    and claims_checks.csv (bench/claims.py)
-#   make accuracy    (GPU) every program's error against the exact sum on every
-#                    input, n = 2^10 to 2^24 (uniform to 2^28), four seeds:
-#                    results/<gpu>/accuracy.csv and accuracy-INPUT.svg
-#                    (bench/accuracy.py)
+#                    and claims_checks.csv (lab/claims/claims.py)
+#   make claims-programs   build the programs only
 #
 # The programs the claims need are built into build/claims/, each from one
 # source with a few switches (the switches are in each source's header).
@@ -15,7 +12,7 @@ CLAIMS_DIR := $(BUILD)/claims
 
 # name -> source and switches
 ROW_SUMS := row_sums_cg_tree row_sums_cg_shfl row_sums_plain_tree row_sums_plain_shfl row_sums_cg_shfl_vec
-$(foreach p,$(ROW_SUMS),$(eval src_$(p) := bench/row_sums.cu))
+$(foreach p,$(ROW_SUMS),$(eval src_$(p) := lab/claims/row_sums.cu))
 flags_row_sums_cg_tree     := -DWITH_CG
 flags_row_sums_cg_shfl     := -DWITH_CG -DSHUFFLE
 flags_row_sums_plain_tree  :=
@@ -27,14 +24,14 @@ SUBWARP_TILES := 2 4 8 16 32
 SUBWARP := $(foreach w,$(SUBWARP_WAYS),$(foreach t,$(SUBWARP_TILES),subwarp_$(w)_$(t)))
 way_flag = -DWAY_$(if $(filter cg,$(1)),CG,$(if $(filter index,$(1)),INDEX,KERNELS))
 $(foreach w,$(SUBWARP_WAYS),$(foreach t,$(SUBWARP_TILES),\
-  $(eval src_subwarp_$(w)_$(t) := bench/subwarp_tiles.cu)\
+  $(eval src_subwarp_$(w)_$(t) := lab/claims/subwarp_tiles.cu)\
   $(eval flags_subwarp_$(w)_$(t) := $(call way_flag,$(w)) -DTILE=$(t))))
 
-src_one_per_thread  := bench/one_per_thread.cu
+src_one_per_thread  := lab/claims/one_per_thread.cu
 flags_one_per_thread :=
-src_grid_sync_64    := bench/grid_sync.cu
+src_grid_sync_64    := lab/claims/grid_sync.cu
 flags_grid_sync_64  := -DEXTRA_SYNCS=64
-src_multi_device    := bench/multi_device.cu
+src_multi_device    := lab/claims/multi_device.cu
 flags_multi_device  :=
 
 CLAIMS_NAMES    := $(ROW_SUMS) one_per_thread $(SUBWARP) grid_sync_64 multi_device
@@ -55,12 +52,6 @@ print-claims-builds:
 	@$(foreach p,$(CLAIMS_NAMES),echo '$(p) $(NVCC) $(NVCCFLAGS) $(NVWARN) $(flags_$(p)) -c $(src_$(p))';)
 
 claims: all claims-programs $(ANSWERS_DIR)/07_stride_bug
-	python3 bench/claims.py
+	python3 lab/claims/claims.py
 
-accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front
-	python3 bench/accuracy.py
-
-inputs-cost: all bench
-	python3 bench/inputs_cost.py
-
-.PHONY: claims-programs print-claims-builds claims accuracy inputs-cost
+.PHONY: claims-programs print-claims-builds claims

@@ -38,7 +38,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "../common/parts.h"   // exit_cleanly: --cluster errors that only the GPU can show
+#include "../../common/parts.h"   // exit_cleanly: --cluster errors that only the GPU can show
 #include "clusters.cuh"
 
 #ifndef MEET

@@ -1,7 +1,7 @@
-/* flag_sum.cuh: what bench/flag_sum.cu does before its blocks meet: each
+/* flag_sum.cuh: what flag_sum.cu does before its blocks meet: each
  * thread's share of the input (thread_sum, from thread_sum.cuh) and each
  * block's total (block_total), with the block size a constant, as the probes of
- * bench/latency.cu that led to the program have it. The answers on flag words
+ * latency.cu that led to the program have it. The answers on flag words
  * (answers/flag_block0.cu, answers/flag_no_clear.cu) include it too, so that
  * they differ from the program only in how the blocks meet.
  *

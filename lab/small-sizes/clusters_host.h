@@ -1,4 +1,4 @@
-/* clusters_host.h: what bench/clusters.cu asks of its user and of the GPU
+/* clusters_host.h: what clusters.cu asks of its user and of the GPU
  * before it launches anything.
  *
  *   --cluster K        the one option the harness does not know: main() takes
@@ -11,7 +11,7 @@
  *   largest_cluster    the largest cluster this GPU runs for a kernel
  *   grid_of            a grid of clusters, as large as the GPU holds at once
  *
- * Included once, by bench/clusters.cu, after NAME, MEET, kernel_t and
+ * Included once, by clusters.cu, after NAME, MEET, kernel_t and
  * dynamic_smem are defined.
  */
 static int g_cluster_option;               // --cluster K, or 0: chosen from n and the GPU

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """clusters.py: the measurements of the appendix on small sizes (this is `make clusters`).
 
-    python3 bench/clusters.py                 # measure on this GPU, write results/<gpu>/
-    python3 bench/clusters.py --from results/nvidia-h100-80gb-hbm3   # the tables again, from the CSVs
+    python3 lab/small-sizes/clusters.py                 # measure on this GPU, write results/<gpu>/
+    python3 lab/small-sizes/clusters.py --from results/nvidia-h100-80gb-hbm3   # the tables again, from the CSVs
 
 In one go (about three and a half minutes on an H100), input not in L2, 200 timed runs a size:
   - the pieces of a small one-launch sum (build/clusters/latency) at 2^14 to 2^22;
@@ -19,7 +19,7 @@ It writes, in results/<gpu>/:
     latency.csv          one row per probe, block, cluster size and n
     clusters.csv         one row per program and size: a label, then the harness's columns
     clusters_floor.csv   the read-only kernel at each size (cold, warm), the empty kernel
-    clusters.md          the tables (bench/clusters_tables.py)
+    clusters.md          the tables (lab/small-sizes/clusters_tables.py)
 and prints the pieces' table, the programs' table and, last, whether the
 flag-word sum and the cluster program, each as it chooses, meet the targets (within 1.35x
 the floor from 2^14 to 2^22; at least 1.3x CUB's speed from 2^14 to 2^20).
@@ -34,11 +34,12 @@ import subprocess
 import sys
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(ROOT, "bench"))     # the comparison's helpers
 from compare import LIBS, gpu_turn, progress, slug, write_csv  # noqa: E402
 from clusters_tables import REPS, SIZES, PROBE_SIZES, Saved, render, verdict  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CL = "build/clusters/"
 VARIANT_SIZES = [2 ** k for k in range(14, 23)]       # where the flag-word sum's blocks are varied
 EVEN_SIZES = [2 ** k for k in range(10, 25, 2)]       # where the cluster sizes are (2^24: occupancy)

@@ -1,4 +1,4 @@
-/* clusters_loads.cuh: one thread's share of the sum, for bench/clusters.cu,
+/* clusters_loads.cuh: one thread's share of the sum, for clusters.cu,
  * two ways: 16-byte loads into registers, as step 07 does (thread_sum, from
  * thread_sum.cuh),
  * or the same vectors in the same order copied through shared memory with
@@ -15,7 +15,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 
-#include "../common/harness.h"
+#include "../../common/harness.h"
 
 namespace cg = cooperative_groups;
 

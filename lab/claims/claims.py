@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """claims.py: what others claimed, tested on this GPU (this is `make claims`).
 
-    python3 bench/claims.py          measure; write results/<gpu>/claims.csv and claims_checks.csv
-    python3 bench/claims.py --api    only the compiler's checks of claim C (no GPU needed):
+    python3 lab/claims/claims.py          measure; write results/<gpu>/claims.csv and claims_checks.csv
+    python3 lab/claims/claims.py --api    only the compiler's checks of claim C (no GPU needed):
                                      print them, exit 1 if one is not as the claim says
 
 The claims are listed in docs/comparison.md, "What others found, and what we
@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))   # the comparison's helpers
 from compare import ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
 
 C = "./build/claims/"

@@ -1,6 +1,6 @@
 /* exact_speed.c: how fast the exact sum is on the CPU, beside a plain loop.
  *
- *     make exact-speed && build/bench/exact_speed [n] [threads]
+ *     make exact-speed && build/lab/exact_speed [n] [threads]
  *
  * (defaults: n = 2^28, every OpenMP thread). Prints nanoseconds per element
  * for, on the same array:
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/inputs/exact.h"
-#include "../common/inputs/inputs.h"
+#include "../../common/inputs/exact.h"
+#include "../../common/inputs/inputs.h"
 
 static double best_ns(double seconds, size_t n) { return seconds * 1e9 / (double)n; }
 

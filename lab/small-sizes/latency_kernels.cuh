@@ -1,8 +1,8 @@
 /* latency_kernels.cuh: a one-launch sum built up piece by piece, for
- * bench/latency.cu. Each piece is the one before it and one thing more; the
+ * latency.cu. Each piece is the one before it and one thing more; the
  * pieces that finish a sum write it to *out, and latency.cu checks it. The
  * sums of the whole program (a cluster's ticket, wait and second kernel) are
- * bench/clusters.cuh's own kernels, launched as bench/clusters.cu does.
+ * clusters.cuh's own kernels, launched as clusters.cu does.
  *
  * Float only: the inputs are small whole numbers, so any order gives the
  * exact sum and the check is exact too.

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # tune.sh: the tuning experiments behind results/NOTES.md (needs a GPU).
 #
-#     make all bench tune && bash bench/tune.sh
+#     make all bench tune && bash lab/tuning/tune.sh
 #
 # Writes results/<gpu>/tuning/rerun.csv with the harness's CSV columns: the
-# steps, CUB and the variants of bench/tune.cu at 2^20 (cold and warm L2,
+# steps, CUB and the variants of lab/tuning/tune.cu at 2^20 (cold and warm L2,
 # three repeats), and block sizes 256, 512 and 1024 at 2^20, 2^24 and 2^28.
 # The committed round1.csv and round2.csv were measured when the steps'
 # default block was 256; here every block size is spelled out.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
 out=results/$gpu/tuning/rerun.csv
 mkdir -p "$(dirname "$out")"

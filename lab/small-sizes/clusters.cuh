@@ -1,9 +1,9 @@
-/* clusters.cuh: the kernels of bench/clusters.cu, a sum whose blocks meet in
- * thread block clusters; bench/latency.cu times them piece by piece.
+/* clusters.cuh: the kernels of clusters.cu, a sum whose blocks meet in
+ * thread block clusters; latency.cu times them piece by piece.
  *
  *   cluster_total       block rank 0 sums its cluster's tile sums (DSMEM)
  *   cluster_sum_kernel  every block's share, the cluster's total, then the
- *                       clusters meet (bench/clusters_meet.cuh says how)
+ *                       clusters meet (clusters_meet.cuh says how)
  *
  * A cluster is up to 8 blocks (16 where the GPU allows non-portable sizes)
  * that the hardware runs at the same time in one GPC, and each of them can
@@ -13,7 +13,7 @@
  * their shared-memory writes visible to each other; split in two
  * (barrier_arrive, barrier_wait), it lets a thread go on between the halves.
  * Compute capability 9.0 (sm_90) and newer: for older targets the kernels
- * compile to nothing, and bench/clusters.cu refuses to launch them there.
+ * compile to nothing, and clusters.cu refuses to launch them there.
  */
 #include <cooperative_groups/reduce.h>
 #include <cuda/atomic>
@@ -60,7 +60,7 @@ __device__ elem_t cluster_total(cg::cluster_group cluster, cg::thread_block_tile
 // Every block sums its share into tile sums in its shared memory; block rank
 // 0 of each cluster sums them all through distributed shared memory; the
 // clusters meet as MEET says. Launched with a cluster dimension (a grid of
-// whole clusters) by bench/clusters.cu.
+// whole clusters) by clusters.cu.
 template <int BLOCK, int MEET>
 __global__ void __launch_bounds__(BLOCK) cluster_sum_kernel(const elem_t *in, size_t n, meet_t m,
                                                             elem_t *out)

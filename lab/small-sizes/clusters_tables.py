@@ -1,4 +1,4 @@
-"""clusters_tables.py: the tables of `make clusters` (bench/clusters.py), from its CSVs.
+"""clusters_tables.py: the tables of `make clusters` (lab/small-sizes/clusters.py), from its CSVs.
 
     Saved(dir)          latency.csv, clusters.csv and clusters_floor.csv of one GPU, indexed
     render(saved, md)   the pieces' table and the programs' table, as text or Markdown

@@ -1,7 +1,7 @@
 /* thread_sum.cuh: one thread's share of the sum, with 16-byte loads in
- * flight, as step 07 reads: the front half of the bench programs that time
- * what happens after it (bench/flag_sum.cu, bench/clusters.cu,
- * bench/latency.cu) and of the answers on flag words, written once so that
+ * flight, as step 07 reads: the front half of the lab programs that time
+ * what happens after it (flag_sum.cu, clusters.cu,
+ * latency.cu) and of the answers on flag words, written once so that
  * they all read the same way.
  *
  * Included after the harness (elem_t, elem4_t) and LOADS_IN_FLIGHT.

@@ -27,7 +27,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
-#include "../common/harness.h"
+#include "../../common/harness.h"
 
 namespace cg = cooperative_groups;
 
