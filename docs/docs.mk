@@ -52,7 +52,7 @@ DOCS_TEMPLATE := docs/template.html
 # the measurements, the other chapters' titles.
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
-                 $(wildcard $(RESULTS)/NOTES.md) bench/exact_tail_predictions.csv \
+                 $(wildcard $(RESULTS)/NOTES.md) lab/exact-tail/exact_tail_predictions.csv \
                  $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.

@@ -99,8 +99,8 @@ clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
 docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
 {.clusters-table} and []{.clusters-m ...}.
 
-Step 10's tail (bash bench/exact_variants.sh writes results/<gpu>/exact_tail.csv;
-the predictions are in bench/exact_tail_predictions.csv) has its own too, in
+Step 10's tail (bash lab/exact-tail/exact_variants.sh writes results/<gpu>/exact_tail.csv;
+the predictions are in lab/exact-tail/exact_tail_predictions.csv) has its own too, in
 docs/filters/exact_tail.lua: {.exact-tail}, {.exact-tail-pieces} and
 []{.exact-m ...}.
 
@@ -1740,7 +1740,7 @@ local filter_parts = {
 local filter_dir = (PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$")
 local small_sizes = dofile(filter_dir .. "small_sizes.lua")(filter_parts)
 
--- ---- step 10's tail (bench/exact_variants.sh) ------------------------------------
+-- ---- step 10's tail (lab/exact-tail/exact_variants.sh) ------------------------------------
 -- In a file of its own too: docs/filters/exact_tail.lua.
 local exact_tail = dofile(filter_dir .. "exact_tail.lua")(filter_parts)
 

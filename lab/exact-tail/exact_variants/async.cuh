@@ -1,6 +1,6 @@
 // async: each thread's next group copied into shared memory (cp.async) while it
 // adds the one it has: 128 more bytes of shared memory a thread, no registers.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 #ifdef __CUDA_ARCH__
 #include <cuda_pipeline.h>
 #endif

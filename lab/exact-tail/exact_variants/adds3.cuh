@@ -1,6 +1,6 @@
 // adds3: acc_add as the step had it before, three +=: the compiler must assume
 // a write may change the next digit, so each read waits for the write before it.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE void acc_add(long long *d, int stride, long long s, int p)
 {
     int q = p >> 5, r = p & 31;

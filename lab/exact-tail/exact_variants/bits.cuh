@@ -2,7 +2,7 @@
 // vector's 4 elements made doubles from their bits by integer instructions
 // (x 2^-896, exact for every finite x) instead of a conversion on the
 // conversion unit: 8 BITS of the group's 32 conversions move to the integer units.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE double scaled_double(float x)       // x * 2^-896, exactly
 {
     unsigned u = bits_of(x), hi = (unsigned)((int)u >> 3) & 0x8fffffffu, lo = u << 29;

@@ -1,7 +1,7 @@
 // tree: group_sum with each vector's two ends and sum first, then trees over
 // the vectors, instead of one chain each through all 32 elements: after the
 // last vector arrives, 3 steps of each instead of up to 32.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
 {
     unsigned hv[GROUP_VECTORS], lv[GROUP_VECTORS];   // of 2 bits(x), and of 2 bits(x) - 2

@@ -4,7 +4,7 @@
 // AHEAD turns later with one bulk prefetch of 4 KB (cp.async.bulk.prefetch.L2,
 // sm_90): the memory has the warp's next chunks to work on while its lanes add,
 // without registers, shared memory or a request for each load.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, size_t threads,
                                        long long *d, int stride)
 {

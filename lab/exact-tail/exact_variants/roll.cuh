@@ -3,7 +3,7 @@
 // group is loaded into its registers, so that the next group is in flight
 // while this one is added, with no registers more. A group that is not exact
 // is read again, element by element (from L1 or L2), for the slow ways.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 #ifndef REDUCE_EXACT
 // Element j of the group at vector i, padded past n.
 HOST_DEVICE unsigned group_element(const elem_t *in, size_t n, size_t i, size_t threads, int j)

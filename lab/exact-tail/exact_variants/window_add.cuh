@@ -2,7 +2,7 @@
 // registers (the window: digits q, q + 1, q + 2) instead of into shared
 // memory; the window goes to the digits in shared memory only when a group
 // needs another q, and at the end. Most inputs keep one q for most groups.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 typedef struct {
     long long w0, w1, w2;                // what digits q, q + 1, q + 2 are owed
     int q;                               // -1: none yet

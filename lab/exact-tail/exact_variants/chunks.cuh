@@ -1,7 +1,7 @@
 // chunks: warp w of the grid's warps reads chunks w, w + warps, ...; a chunk is
 // 32 lanes x 8 vectors, lane l's vectors l, l + 32, ..., l + 224: 4 KB a warp, its
 // loads at constant offsets from one address.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, size_t threads,
                                        long long *d, int stride)
 {

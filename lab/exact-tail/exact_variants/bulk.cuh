@@ -5,7 +5,7 @@
 // lane l's group is vectors l, l + 32, ..., l + 224 of the chunk. 4 KB of
 // buffer a warp (128 bytes a thread) after the block's digits, one mbarrier a
 // warp. Below sm_90, the step's own loop.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE unsigned step_accumulate(const elem_t *in, size_t n, size_t rank, size_t threads,
                                      long long *d, int stride)
 {

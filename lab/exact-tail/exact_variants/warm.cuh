@@ -3,7 +3,7 @@
 // instructions of the ending are in the multiprocessor's instruction cache
 // when the stream ends, instead of fetched then through a memory system that
 // the other multiprocessors keep busy. The kernel passes the ending as warm.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE unsigned thread_accumulate(const elem_t *in, size_t n, size_t rank, size_t threads,
                                        long long *d, int stride)
 {

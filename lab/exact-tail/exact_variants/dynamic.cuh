@@ -3,7 +3,7 @@
 // defines it), instead of every so many by rank: a multiprocessor that streams
 // faster takes more. Each warp's first take is its rank; it asks for the next
 // while it adds the one it has.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 #ifndef CLAIM
 #define CLAIM 1
 #endif

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # exact_variants.sh: what each piece of step 10's tail costs, and step 10
-# beside step 07 (results/NOTES.md, "Step 10: the tail"). Needs a GPU, NCCL
-# and MPI; a few minutes on an H100.
+# beside step 07 (lab/exact-tail/README.md). Needs a GPU, NCCL and MPI; a few
+# minutes on an H100.
 #
-#   bash bench/exact_variants.sh [OUT.csv]      (default build/variants/times.csv)
-#   EXACT_VARIANTS="bits1 bits2" bash bench/exact_variants.sh    (the base and these only)
-#   ROUNDS=3 bash bench/exact_variants.sh        (the variants' rounds; default 2)
+#   bash lab/exact-tail/exact_variants.sh [OUT.csv]   (default build/lab/exact-tail/times.csv)
+#   EXACT_VARIANTS="bits1 bits2" bash lab/exact-tail/exact_variants.sh   (the base and these only)
+#   ROUNDS=3 bash lab/exact-tail/exact_variants.sh     (the variants' rounds; default 2)
+#   BUILD_ONLY=1 bash lab/exact-tail/exact_variants.sh (make every program, run nothing)
 #
-# Each variant is a copy of steps/10_exact.cu and the accumulator (steps/exact_*.cuh) in
-# build/variants/NAME/ with one piece changed by sed (the step itself is
-# never touched), built by tests/exact.mk's rule:
+# Everything is built from step 10 as it was measured, commit 7b31581, not
+# from steps/ as it is now: tree.sh puts that commit's Makefile, harness and
+# steps in $TREE (build/lab/exact-tail/7b31581/), and its own make builds
+# there, step 07 and step 10 included. Each variant is a copy of that
+# 10_exact.cu and its accumulator (exact_*.cuh) in $TREE/build/variants/NAME/
+# with one piece changed by sed, built by that tree's tests/exact.mk:
 #   base          the copy unchanged: the control
 #   before        the one-GPU step as it was before the tail was reworked
 #                 (its words in shared memory, four __syncthreads_count)
@@ -45,8 +49,8 @@
 #                 multiprocessor): what the smaller group alone does
 #   prefetch      each thread asks L2 for its next group's vectors (PTX
 #                 prefetch.global.L2) before it adds the group it has
-# The streaming (results/NOTES.md, "the streaming gap, third round"); the
-# larger ones replace a block of the accumulator by bench/exact_variants/NAME.cuh:
+# The streaming (the gap's third round); the larger ones replace a block of
+# the accumulator by lab/exact-tail/exact_variants/NAME.cuh:
 #   loads_only    the group's arithmetic left out: its bits added as integers
 #                 into digit 0 (wrong sums): the loads and the launch alone
 #   no_convert    the group summed in a float instead of a double (wrong sums
@@ -102,17 +106,18 @@
 # at 2^14 to 2^28, on the default input and on --input wide (where most of
 # step 10's groups take the slow path). Prints a table of medians last.
 set -u
-cd "$(dirname "$0")/.." || exit 2
-out=${1:-build/variants/times.csv}
-V=build/variants
+cd "$(dirname "$0")/../.." || exit 2
+. lab/exact-tail/tree.sh
+out=${1:-build/lab/exact-tail/times.csv}
+V=$TREE/build/variants
 JOBS=$(nproc 2>/dev/null || echo 2)
-mkdir -p "$V"
+mkdir -p "$V" "$(dirname "$out")"
 
 # ---- the sources -----------------------------------------------------------------
 ACC="exact_acc.cuh exact_digits.cuh exact_group.cuh exact_meet.cuh"
 variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK[:SRC] ...]: writes $V/NAME/ from the step
-    mkdir -p "$V/$1"          # (or from FROM=DIR); FILE's block BLOCK becomes bench/exact_variants/SRC.cuh (SRC: NAME)
-    local same=1 h b from=${FROM:-steps}
+    mkdir -p "$V/$1"          # (or from FROM=DIR); FILE's block BLOCK becomes exact_variants/SRC.cuh (SRC: NAME)
+    local same=1 h b from=${FROM:-$TREE/steps}
     sed -e "$2" "$from/10_exact.cu" > "$V/$1/10_exact.cu.new"
     cmp -s "$V/$1/10_exact.cu.new" "$from/10_exact.cu" || same=0
     for h in $ACC; do                          # the accumulator's headers
@@ -121,7 +126,7 @@ variant() {    # variant NAME STEP_SED ACC_SED [FILE:BLOCK[:SRC] ...]: writes $V
             [ "${b%%:*}" = "$h" ] || continue
             b=${b#*:}
             case $b in *:*) ;; *) b="$b:$1" ;; esac
-            python3 - "$V/$1/$h.new" "${b%%:*}" "bench/exact_variants/${b#*:}.cuh" <<'PY' || exit 2
+            python3 - "$V/$1/$h.new" "${b%%:*}" "lab/exact-tail/exact_variants/${b#*:}.cuh" <<'PY' || exit 2
 import sys
 path, name, src = sys.argv[1:]
 text = open(path).read()
@@ -255,11 +260,15 @@ if [ -n "${EXACT_VARIANTS:-}" ]; then    # only these (and the base), e.g. EXACT
 fi
 
 # ---- the builds -------------------------------------------------------------------
-echo "building step 07, step 10 (FP64 and not) and the variants ..." >&2
-if ! make -j"$JOBS" --no-print-directory step07 step10 build/step10_no_fp64 \
-        $(for v in $NAMES; do echo "$V/$v/step10"; done) >"$V/build.log" 2>&1; then
+echo "building step 07, step 10 (FP64 and not) and the variants, in $TREE ..." >&2
+if ! make -C "$TREE" -j"$JOBS" --no-print-directory step07 step10 build/step10_no_fp64 \
+        $(for v in $NAMES; do echo "build/variants/$v/step10"; done) >"$V/build.log" 2>&1; then
     grep -m5 -E 'error|Error' "$V/build.log" >&2
     exit 3
+fi
+if [ -n "${BUILD_ONLY:-}" ]; then
+    echo "built: $TREE/step07, step10, build/step10_no_fp64 and $(echo $NAMES | wc -w) variants" >&2
+    exit 0
 fi
 
 # ---- the runs ---------------------------------------------------------------------
@@ -283,16 +292,16 @@ done
 SIZES=2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28
 for round in 1 2; do
     echo "step 07 against step 10, round $round ..." >&2
-    run step07 ./step07 --n $SIZES
-    run step10 ./step10 --gpus 1 --n $SIZES
-    run step10_no_fp64 build/step10_no_fp64 --gpus 1 --n $SIZES
-    run step10_block1024 ./step10 --gpus 1 --block 1024 --n 2^24,2^25,2^26,2^28
-    run step10_block256 ./step10 --gpus 1 --block 256 --n 2^24,2^25
-    run step10_block512 ./step10 --gpus 1 --block 512 --n 2^24,2^25
-    run step07_25 ./step07 --n 2^25
-    run step10_25 ./step10 --gpus 1 --n 2^25
-    run step07_wide ./step07 --input wide --n $SIZES
-    run step10_wide ./step10 --gpus 1 --input wide --n $SIZES
+    run step07 $TREE/step07 --n $SIZES
+    run step10 $TREE/step10 --gpus 1 --n $SIZES
+    run step10_no_fp64 $TREE/build/step10_no_fp64 --gpus 1 --n $SIZES
+    run step10_block1024 $TREE/step10 --gpus 1 --block 1024 --n 2^24,2^25,2^26,2^28
+    run step10_block256 $TREE/step10 --gpus 1 --block 256 --n 2^24,2^25
+    run step10_block512 $TREE/step10 --gpus 1 --block 512 --n 2^24,2^25
+    run step07_25 $TREE/step07 --n 2^25
+    run step10_25 $TREE/step10 --gpus 1 --n 2^25
+    run step07_wide $TREE/step07 --input wide --n $SIZES
+    run step10_wide $TREE/step10 --gpus 1 --input wide --n $SIZES
 done
 if [ ! -s "$V/header" ]; then
     echo "exact_variants: no run gave a row; see $V/runs.err:" >&2

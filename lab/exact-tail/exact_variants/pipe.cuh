@@ -1,7 +1,7 @@
 // pipe: the next group's loads issued as soon as the group's sum and exponents
 // are known, before its add into the digits (a slow group is added from the
 // elements first).
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 // The group at vector i: 8 whole vectors, or padded past n.
 HOST_DEVICE void load_group(const elem_t *in, size_t n, size_t i, size_t threads, elem4_t *v)
 {

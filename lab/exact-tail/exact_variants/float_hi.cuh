@@ -1,6 +1,6 @@
 // float_hi: the group_sum step 10 had before: the largest |x| by fmaxf, which
 // drops a NaN, so the sum is tested for an infinity or a NaN first.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 // Tries the group's sum in one go: in a double, which holds it exactly when
 // group_kind says so (53 bits, and every partial sum a whole number of the
 // group's units), so the order of the adds does not matter either; vector

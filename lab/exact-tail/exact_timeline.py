@@ -1,11 +1,11 @@
 """exact_timeline.py: step 10 with the GPU's timer stamped in the kernel
-(results/NOTES.md, "Step 10: the ending, stamped"). bench/exact_timeline.sh
-runs it; by hand:
+(lab/exact-tail/README.md). exact_timeline.sh runs it; by hand:
 
-    python3 bench/exact_timeline.py make SRC    copies of the step in SRC (steps/,
-                                                or a variant's directory) into
-                                                build/variants/timeline{,_lo}/
-    python3 bench/exact_timeline.py table FILE...   what the stamps say
+    python3 lab/exact-tail/exact_timeline.py make SRC DEST
+                                    copies of the step in SRC (a copy of steps/,
+                                    or a variant's directory) into
+                                    DEST/timeline{,_lo}/
+    python3 lab/exact-tail/exact_timeline.py table FILE...   what the stamps say
 
 Lane 0 of every warp writes %globaltimer when the warp starts (t0), when its
 last group's loads are all in (t1: after a value that needs every one of
@@ -14,7 +14,7 @@ after the block's words (t4) and after the blocks' meeting (t5); the last
 block after the rounding (t6). Launch 8 prints launch 7's stamps (each
 launch writes one of two slots), so the stamps are of a timed launch, L2
 cold. timeline_lo is the same with each group's arithmetic left out (its
-bits added as integers, as bench/exact_variants.sh's loads_only): wrong
+bits added as integers, as exact_variants.sh's loads_only): wrong
 sums, the same loads and ending."""
 import os, statistics, sys
 
@@ -90,10 +90,10 @@ def stamp_step(s):
     return s
 
 
-def make(src):
+def make(src, dest):
     files = ("10_exact.cu", "exact_acc.cuh", "exact_digits.cuh", "exact_group.cuh", "exact_meet.cuh")
     for name, loads_only in (("timeline", False), ("timeline_lo", True)):
-        d = "build/variants/" + name
+        d = os.path.join(dest, name)
         os.makedirs(d, exist_ok=True)
         text = {f: open(os.path.join(src, f)).read() for f in files}
         g = replace(text["exact_group.cuh"], "// ---- 4. a thread's share", PROBE + "// ---- 4. a thread's share",
@@ -157,8 +157,8 @@ def table(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "make":
-        make(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "make":
+        make(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 3 and sys.argv[1] == "table":
         table(sys.argv[2:])
     else:

@@ -4,7 +4,7 @@
 // xl = x - xh is exact, |xl| <= 2^(T-1); the xl sum in a float is exact while
 // 2^(T+4) <= 2^(e_lo+1), so for exponents within 18 (no subnormal on the way);
 // within 24, the double as in the step. Same sums as the step.
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE int group_sum(const elem4_t *v, long long *s, int *p)
 {
     float hk[GROUP_VECTORS];

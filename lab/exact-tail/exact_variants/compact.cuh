@@ -4,7 +4,7 @@
 // the rounding) is fewer instruction-cache lines to fetch when the stream
 // ends. (An inf or NaN adds nothing but its flag; in a wide group there is
 // neither, and a term that is not -0, so the flags come out the same.)
-// (bench/exact_variants.sh puts this in place of a block of step 10's accumulator)
+// (exact_variants.sh puts this in place of a block of step 10's accumulator)
 HOST_DEVICE void acc_add_group(long long *d, int stride, const elem4_t *v, unsigned *flags)
 {
     long long s = 0;
