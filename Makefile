@@ -139,10 +139,10 @@ endif
 all: $(BUILT_STEPS)
 exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%))
 
-# Targets of the course text, the exercise answers, the reliability tests,
-# Harris's seven kernels and the claims' programs live beside what they build.
--include docs/docs.mk answers/answers.mk bench/claims.mk tests/reliability.mk bench/harris.mk tests/exact.mk \
-         bench/clusters.mk tests/inputs.mk
+# Targets of the course text, the exercise answers, the tests and the lab's
+# experiments (lab/<question>/) live beside what they build.
+-include docs/docs.mk answers/answers.mk tests/reliability.mk tests/exact.mk tests/inputs.mk \
+         lab/claims/claims.mk lab/harris/harris.mk lab/small-sizes/clusters.mk lab/tuning/tuning.mk
 
 # ---- tests --------------------------------------------------------------------
 TB   := $(BUILD)/tests
@@ -250,23 +250,19 @@ endif
 print-cccl:
 	@echo $(CCCL_INCLUDE)
 
-# Tuning variants of the single-launch reduction (see bench/tune.cu, results/NOTES.md):
-# LnKkMmTt = LOADS_IN_FLIGHT n, LOAD_KIND k, MAPPING m, TICKET t.
-TUNE_VARIANTS ?= L2_K0_M0_T0 L4_K0_M0_T0 L8_K0_M0_T0 L4_K1_M0_T0 L4_K2_M0_T0 L8_K1_M0_T0 \
-                 L4_K0_M1_T0 L8_K1_M1_T0 L4_K0_M0_T1 L4_K1_M0_T1 L4_K0_M0_T2 L4_K0_M1_T2 \
-                 L4_K0_M0_T8 L4_K0_M0_T9
-tune_flags = $(shell echo $(1) | sed -E 's/L([0-9]+)_K([0-9])_M([0-9])_T([0-9])/-DLOADS_IN_FLIGHT=\1 -DLOAD_KIND=\2 -DMAPPING=\3 -DTICKET=\4/')
-$(BUILD)/tune/tune_%: bench/tune.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) $(call tune_flags,$*) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
-tune: $(TUNE_VARIANTS:%=$(BUILD)/tune/tune_%)
-
 # Every step and CUB side by side on this GPU (MAX_N=2^30 for a longer sweep),
 # writing results/<gpu>/; the plots and the README table come from those files.
 MAX_N ?= 2^28
 # ONLY=07_cooperative,10_exact,cub measures those alone, the others' rows kept.
 compare: all bench
 	python3 bench/compare.py --max-n '$(MAX_N)' $(if $(ONLY),--only '$(ONLY)')
+# Every program's error against the exact sum on every input, n = 2^10 to 2^24
+# (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv, accuracy-INPUT.svg);
+# and what each input costs the sums that must not depend on it (inputs_cost.csv).
+accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front
+	python3 bench/accuracy.py
+inputs-cost: all bench
+	python3 bench/inputs_cost.py
 # Step 08's result bits for a fixed list of sizes and seeds (results/<gpu>/bits08.csv);
 # the host tests check that every GPU's file holds the same bits as the CPU replica.
 bits: step08
@@ -381,8 +377,6 @@ help:
 	@echo "                      MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger"
 	@echo "                      than one GPU holds"
 	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
-	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
-	@echo "                      claims_checks.csv); make claims-programs builds their programs"
 	@echo "  make accuracy       (GPU) every program's error against the exact sum on every input,"
 	@echo "                      n = 2^10 to 2^24 (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv,"
 	@echo "                      accuracy-INPUT.svg)"
@@ -393,18 +387,24 @@ help:
 	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
 	@echo "                      (make ncu is the same)"
 	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
-	@echo "  make tune           the tuning variants of results/NOTES.md, in $(BUILD)/tune/"
+	@echo "The lab: the experiments behind the numbers, one folder each (lab/README.md)"
+	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
+	@echo "                      claims_checks.csv); make claims-programs builds their programs (lab/claims/)"
 	@echo "  make harris         (GPU) Harris's seven classic kernels beside steps 01-07, and racecheck"
-	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md)"
+	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md; lab/harris/)"
 	@echo "  make harris-kernels the seven kernels, in $(BUILD)/harris/ (float) and $(BUILD)/exact/harris/"
 	@echo "  make clusters       (GPU) small sizes: the pieces of a small sum, the flag-word sum and the"
 	@echo "                      cluster programs beside step 07, CUB, torch.sum, cupy.sum and the floor,"
-	@echo "                      and the targets judged (results/<gpu>/clusters.md)"
+	@echo "                      and the targets judged (results/<gpu>/clusters.md; lab/small-sizes/)"
 	@echo "  make clusters-programs  the cluster programs, the flag-word sum and the probes, in $(BUILD)/clusters/"
 	@echo "  make flag-sum       the flag-word sum alone: $(BUILD)/clusters/flag_sum (and the exact build)"
+	@echo "  make tune           the tuning variants of the one-launch sum, in $(BUILD)/tune/ (lab/tuning/)"
+	@echo "  make exact-speed    the exact reference's cost per element on the CPU (lab/exact-reference/)"
+	@echo "  make lab-collectives  each piece of a small run on several GPUs timed alone (lab/multi-gpu/)"
+	@echo "  step 10's variants and timeline: bash lab/exact-tail/exact_variants.sh (lab/exact-tail/)"
 	@echo "The course text"
 	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
 	@echo "  make course         course/ only: the chapters as Markdown"
 
 FORCE:
-.PHONY: all exact unit mutants bench print-cccl tune compare compare-multi lab-collectives bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

@@ -54,8 +54,8 @@ endef
 ANSWERS :=
 $(foreach a,$(ANSWER_NAMES),$(eval $(call ANSWER_RULES,$(a))))
 # The answers of the appendix on small sizes include the programs' own headers.
-$(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: bench/flag_sum.cuh bench/thread_sum.cuh
-$(ANSWERS_DIR)/cluster_occupancy: bench/clusters.cuh bench/clusters_meet.cuh bench/clusters_loads.cuh
+$(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: lab/small-sizes/flag_sum.cuh lab/small-sizes/thread_sum.cuh
+$(ANSWERS_DIR)/cluster_occupancy: lab/small-sizes/clusters.cuh lab/small-sizes/clusters_meet.cuh lab/small-sizes/clusters_loads.cuh
 
 # Answers on several GPUs are built like steps 09 and 10, where NCCL and MPI
 # are. MULTI_ANSWER(name, source, flags): build/answers/NAME, float, and

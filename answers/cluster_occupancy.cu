@@ -4,7 +4,7 @@
  *
  *     make answers && build/answers/cluster_occupancy
  *
- * For bench/clusters.cu's kernel with blocks of 128 to 1024 threads and
+ * For lab/small-sizes/clusters.cu's kernel with blocks of 128 to 1024 threads and
  * clusters of 1 to 16 blocks, one CSV row each:
  *     block,cluster,most,clusters,blocks,plain_blocks,share,device
  * most: the largest cluster this GPU runs for that kernel and block
@@ -22,7 +22,7 @@
  * cluster's blocks leaves them empty, and GPCs differ in how many of their
  * multiprocessors are enabled, so the larger the cluster and the fewer
  * blocks a multiprocessor holds (large blocks), the more places stay empty.
- * A cluster of one block loses nothing. bench/clusters.cu chooses the
+ * A cluster of one block loses nothing. lab/small-sizes/clusters.cu chooses the
  * cluster size whose clusters let the most blocks run at once for exactly
  * this reason.
  *
@@ -33,7 +33,7 @@
 #include <cstring>
 
 #include "../common/parts.h"
-#include "../bench/clusters.cuh"
+#include "../lab/small-sizes/clusters.cuh"
 
 // The kernel for blocks of 128, 256, 512 and 1024 threads, in that order.
 static const void *const kernels[] = {
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 {
     g_step = "cluster_occupancy";
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: %s\nPrints, for bench/clusters.cu's kernel, how many blocks fit on this GPU at once "
+        printf("usage: %s\nPrints, for lab/small-sizes/clusters.cu's kernel, how many blocks fit on this GPU at once "
                "in clusters of 1 to 16 blocks, beside the blocks that fit without clusters (CSV).\n", argv[0]);
         return EXIT_OK;
     }

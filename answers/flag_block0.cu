@@ -1,10 +1,10 @@
-/* flag_block0.cu: bench/flag_sum.cu with the collector chosen in advance:
+/* flag_block0.cu: lab/small-sizes/flag_sum.cu with the collector chosen in advance:
  * block 0 sums the words, and there is no ticket.
  *
  *     make answers && build/answers/flag_block0 --n 2^18
  *     build/answers/flag_block0_exact --n 2^18              (the uint32 build)
  *
- * The ticket in bench/flag_sum.cu does one thing: it picks a block that
+ * The ticket in lab/small-sizes/flag_sum.cu does one thing: it picks a block that
  * comes after every other, so that the block which waits only ever waits
  * for blocks that have run. Here block 0 collects as soon as its own total
  * is stored, one atomic round trip sooner, and waits in its spin loop for
@@ -19,9 +19,9 @@
  * hold block 0 and nothing else). So this program takes the promise the way
  * step 07 does: a cooperative launch, which refuses a grid larger than fits
  * (cudaErrorCooperativeLaunchTooLarge, exit 3) and needs no grid.sync() to
- * be useful. bench/flag_sum.cu needs neither: its collector is chosen last.
+ * be useful. lab/small-sizes/flag_sum.cu needs neither: its collector is chosen last.
  *
- * Words, flags and the clearing are as in bench/flag_sum.cu, and so are the
+ * Words, flags and the clearing are as in lab/small-sizes/flag_sum.cu, and so are the
  * bits of the sum (the same blocks, the same order), for the same grid.
  *
  * No ticket in the kernel, a cooperative launch, a grid that must fit (so no
@@ -36,7 +36,7 @@
 #define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
 #define MAX_BLOCKS 65536    // flag words in the state
 
-#include "../bench/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
+#include "../lab/small-sizes/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
 #include "../steps/one_block.cuh"  // one block for a small n
 
 typedef unsigned long long word_t;
@@ -47,7 +47,7 @@ __device__ word_t flagged(elem_t total) { return (word_t)1 << 32 | bits_of(total
 __device__ elem_t total_of(word_t w) { return elem_of((unsigned)w); }
 
 // words[0 .. count) summed, each waited for until its flag is there, then
-// put back to zero for the next launch (as in bench/flag_sum.cu).
+// put back to zero for the next launch (as in lab/small-sizes/flag_sum.cu).
 template <int BLOCK>
 __device__ elem_t collect(word_t *words, unsigned count)
 {
@@ -91,7 +91,7 @@ static int flag_block_size(const launch_t *L)
 {
     for (int b = 256; b <= 1024; b *= 2)
         if (L->n <= (size_t)b * 4 * LOADS_IN_FLIGHT) return b;
-    return L->n <= ((size_t)1 << 20) ? 256 : block_size(L);
+    return L->n <= ((size_t)1 << 20) ? 256 : block_size<LOADS_IN_FLIGHT>(L);
 }
 
 // As many blocks as the GPU runs at once at most: a cooperative grid must
@@ -111,7 +111,7 @@ static size_t grid_size(const launch_t *L)
 
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
-    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to meet
+    if (one_block_sum<LOADS_IN_FLIGHT>(d_in, d_out, L, stream))  // one block: nothing to meet
         return;
     word_t *words = (word_t *)L->state;                   // zero between launches
     size_t n = L->n;

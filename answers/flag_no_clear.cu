@@ -1,4 +1,4 @@
-/* flag_no_clear.cu: bench/flag_sum.cu without putting the words back to
+/* flag_no_clear.cu: lab/small-sizes/flag_sum.cu without putting the words back to
  * zero: a mistake, made on purpose (the answer to the exercise "Leave the
  * words" of the appendix on small sizes).
  *
@@ -9,7 +9,7 @@
  * last one: no sum at all). But it leaves every word flagged. The next
  * launch's last block may then read a word before that launch's block has
  * stored it, and take the flag and the total of the launch before: the
- * argument of bench/flag_sum.cu (point 2: a load returns the zero or this
+ * argument of lab/small-sizes/flag_sum.cu (point 2: a load returns the zero or this
  * launch's store, nothing older) has lost its zero.
  *
  * What you see depends on what you test with. The harness sums the same
@@ -39,7 +39,7 @@
 #define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
 #define MAX_BLOCKS 65536    // flag words in the state
 
-#include "../bench/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
+#include "../lab/small-sizes/flag_sum.cuh"   // thread_sum, block_total, PER_BLOCK
 #include "../steps/one_block.cuh"  // one block for a small n
 
 typedef unsigned long long word_t;
@@ -66,7 +66,7 @@ __device__ elem_t collect(word_t *words, unsigned count)
     return v;
 }
 
-// As bench/flag_sum.cu.
+// As lab/small-sizes/flag_sum.cu.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) flag_sum_kernel(const elem_t *in, size_t n, word_t *words,
                                                          unsigned *tickets, elem_t *out)
@@ -99,7 +99,7 @@ static int flag_block_size(const launch_t *L)
 {
     for (int b = 256; b <= 1024; b *= 2)
         if (L->n <= (size_t)b * 4 * LOADS_IN_FLIGHT) return b;
-    return L->n <= ((size_t)1 << 20) ? 256 : block_size(L);
+    return L->n <= ((size_t)1 << 20) ? 256 : block_size<LOADS_IN_FLIGHT>(L);
 }
 
 static size_t grid_size(const launch_t *L)
@@ -114,7 +114,7 @@ static size_t grid_size(const launch_t *L)
 
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
-    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to meet
+    if (one_block_sum<LOADS_IN_FLIGHT>(d_in, d_out, L, stream))  // one block: nothing to meet
         return;
     word_t *words = (word_t *)L->state;                   // zero between launches
     unsigned *tickets = (unsigned *)(words + MAX_BLOCKS);

@@ -1,9 +1,14 @@
 """array_libs.py: what bench/torch_sum.py asks of torch and of CuPy, each behind the
 same few methods (Lib), and the harness's input drawn with NumPy (draw).
 
-Imported only by bench/torch_sum.py; it needs NumPy and the library it wraps.
+LIBS names the programs they give (the rows of bench/torch_sum.py) for the
+comparison's scripts, which import it from here: importing this file needs
+nothing but the standard library. Lib and draw need NumPy and the library
+they wrap.
 """
 import importlib
+
+LIBS = {"torch.sum": "torch", "cupy.sum": "cupy"}     # a row's step name -> the module it needs
 
 M64 = (1 << 64) - 1
 GOLDEN = 0x9e3779b97f4a7c15

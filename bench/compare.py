@@ -40,12 +40,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from array_libs import LIBS  # noqa: E402
 from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB = ("cub", "./build/bench/cub_sum")
 CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
-LIBS = {"torch.sum": "torch", "cupy.sum": "cupy"}     # rows of bench/torch_sum.py
 STEP00_CAP = 2 ** 28      # one atomic per element: about half a second per run there
 SMALL = 2 ** 22           # sizes up to this get more timed runs (their times are short)
 DETERMINISM_N = 2 ** 24

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import LIBS  # noqa: E402
+from array_libs import LIBS  # noqa: E402
 from peak import gbps_of, nominal_peak  # noqa: E402
 
 # What the plots show, from one results/<gpu>/ directory; big is the largest

@@ -154,20 +154,9 @@ int run_step(int argc, char **argv, const step_t *step)
     program_t prog = { step->name, step->technique, step->block_rule, step->default_block,
                        step->block_size != NULL };
     options_t opt;
-    char err[512];
-    if (parse_args(argc, argv, &prog, &opt, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
-        return EXIT_USAGE;
-    }
-    if (opt.help) {
-        print_help(stdout, argv[0], &prog);
-        return EXIT_OK;
-    }
     infile_t file;
-    if (open_input(&opt, &file, err, sizeof err)) {
-        fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
-        return EXIT_USAGE;
-    }
+    int done = read_command_line(argc, argv, &prog, &opt, &file);
+    if (done >= 0) return done;     /* --help, or a mistake */
     device_t dev;
     count_devices();
     open_device_id(&dev, 0);

@@ -2,6 +2,8 @@
  * user's file) and copied to the GPUs that hold it: the whole array to one
  * GPU, or each part to its own. On the way: the exact reference and, for a
  * step that fixes its order of additions, the CPU replica of that order.
+ * First of all, the command line that says which array (read_command_line,
+ * for run_step and run_multi alike).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,9 @@
 
 #define STAGE ((size_t)1 << 24)  /* elements drawn on the CPU per copy to the GPUs */
 
-int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
+/* With --input-file, opens and checks the file and makes its n the only
+ * size: 0, or EXIT_USAGE with a reason in err. Without, does nothing. */
+static int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
 {
     if (!opt->input_file) return 0;
     int rc = infile_open(file, opt->input_file, err, errlen);
@@ -25,6 +29,24 @@ int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
     opt->n_count = 1;
     opt->seed[0] = 0;                       /* no seed: the file is the input */
     return 0;
+}
+
+int read_command_line(int argc, char **argv, const program_t *prog, options_t *opt, infile_t *file)
+{
+    char err[512];
+    if (parse_args(argc, argv, prog, opt, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
+        return EXIT_USAGE;
+    }
+    if (opt->help) {
+        print_help(stdout, argv[0], prog);
+        return EXIT_OK;
+    }
+    if (open_input(opt, file, err, sizeof err)) {
+        fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
+        return EXIT_USAGE;
+    }
+    return -1;
 }
 
 /* Elements [s0, s0 + len) into buf, added to the reference. */

@@ -212,9 +212,12 @@ typedef struct {
     int from_file;      /* the user's array: the bound may assume nothing of it */
 } reference_t;
 
-/* With --input-file, opens and checks the file and makes its n the only
- * size: 0, or EXIT_USAGE with a reason in err. Without, does nothing. */
-int open_input(options_t *opt, infile_t *file, char *err, size_t errlen);
+/* The command line, as both drivers (run_step, run_multi) read it: parses
+ * argv into *opt (a mistake: one line and the --help hint on stderr), prints
+ * the help for --help, and with --input-file opens the file into *file and
+ * makes its n the only size. Returns -1 when the program goes on, else the
+ * exit code to end it with now (EXIT_OK after --help, else EXIT_USAGE). */
+int read_command_line(int argc, char **argv, const program_t *prog, options_t *opt, infile_t *file);
 
 /* Where the input goes: elements [first, first + count) of the array, to d on
  * the GPU `device`, through `stream`. */

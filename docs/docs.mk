@@ -40,11 +40,11 @@ DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.sv
 # Harris's seven kernels (make harris): every results/<gpu>/ with a harris.csv,
 # its files, and the slides' G80 figures.
 DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
-DOCS_HARRIS_DATA := bench/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
+DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
 # The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
 # files, and the probes' predictions.
 DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
-DOCS_CLUSTERS_DATA := bench/latency_predictions.csv \
+DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
                       $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
                                  $(DOCS_CLUSTERS:%=%/latency.csv))
 
@@ -55,7 +55,7 @@ DOCS_TEMPLATE := docs/template.html
 # the measurements, the other chapters' titles.
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
-                 $(wildcard results/NOTES.md) bench/exact_tail_predictions.csv \
+                 $(wildcard results/NOTES.md) lab/exact-tail/exact_tail_predictions.csv \
                  $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.

@@ -141,7 +141,7 @@ static size_t scratch_size(const launch_t *L)
 static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
 {
     elem_t *partials = (elem_t *)L->scratch;
-    if (one_block_sum(d_in, d_out, L, stream))            // one block: nothing to combine
+    if (one_block_sum<LOADS_IN_FLIGHT>(d_in, d_out, L, stream))  // one block: nothing to combine
         return;
     size_t n = L->n;
     void *args[] = { &d_in, &n, &partials, &d_out };   // the kernel's arguments, in order
@@ -158,7 +158,7 @@ static const step_t step = {
     .combine = COMBINE_TREE,
     .block_rule = BLOCK_POW2,
     .default_block = 512,
-    .block_size = block_size,
+    .block_size = block_size<LOADS_IN_FLIGHT>,
     .grid_size = grid_size,
     .scratch_size = scratch_size,
     .reduce = reduce,

@@ -5,10 +5,11 @@ Every step and answer is a whole program, so a later step repeats the
 functions of the step before it, and an answer repeats the step it changes.
 This test holds each file against its base (step NN against step NN-1, or
 the step its header names after "Base:", an answer NN_name against step NN,
-an answer flag_name against bench/flag_sum.cu, answers/nccl_comms.cuh
-against step 09): every function the two share by name must be
-the same text, except those the file's header comment names after
-"Changed functions:". Prints TAP-like lines: "PASS name" / "FAIL name: why".
+an answer flag_name against lab/small-sizes/flag_sum.cu,
+answers/nccl_comms.cuh against step 09, and the lab's copies of a step,
+LAB_COPIES, against that step): every function the two share by name must be
+the same text, except those the file's header comment names after "Changed
+functions:". Prints TAP-like lines: "PASS name" / "FAIL name: why".
 
     python3 tests/alike.py [--root DIR]      exit 1 if any FAIL
 """
@@ -56,6 +57,11 @@ def changed_list(text):
     return set(re.findall(r"[A-Za-z_]\w*", m.group(1).replace("*", " ")))
 
 
+# The lab's programs that copy a step on purpose, and the step each copies.
+LAB_COPIES = [("lab/claims/grid_sync.cu", "07"),
+              ("lab/claims/one_per_thread.cu", "03"),
+              ("lab/tuning/tune.cu", "06")]
+
 INCLUDE = re.compile(r'^#include "([^"]+\.cuh)"', re.M)
 
 
@@ -94,7 +100,9 @@ def pairs(root):
             yield path, steps[num]
     # The answers of the appendix on small sizes change the flag-word sum.
     for path in sorted(glob.glob(os.path.join(root, "answers", "flag_*.cu"))):
-        yield path, os.path.join(root, "bench", "flag_sum.cu")
+        yield path, os.path.join(root, "lab", "small-sizes", "flag_sum.cu")
+    for copy, num in LAB_COPIES:
+        yield os.path.join(root, copy), steps.get(num, os.path.join(root, "steps", num + "_?.cu"))
 
 
 def main():
@@ -103,6 +111,11 @@ def main():
     args = ap.parse_args()
     failed = 0
     for path, base in pairs(args.root):
+        missing = [p for p in (path, base) if not os.path.exists(p)]
+        if missing:
+            failed += 1
+            print("FAIL alike/%s: no such file" % os.path.relpath(missing[0], args.root))
+            continue
         mine, theirs = functions(with_headers(path)), functions(with_headers(base))
         listed = changed_list(open(path).read())
         name = "alike/%s vs %s" % (os.path.relpath(path, args.root), os.path.basename(base))

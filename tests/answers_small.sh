@@ -7,7 +7,7 @@
 #   flag_block0        block 0 collects, no ticket, a cooperative launch: every size to
 #                      2^24+1 with two seeds, every block, grids from 1 to what fits,
 #                      float and exact; 22 runs and 1000 launches give one result;
-#                      the same bits as bench/flag_sum.cu for the same launch; a grid
+#                      the same bits as lab/small-sizes/flag_sum.cu for the same launch; a grid
 #                      larger than fits refused (exit 3, one line); compute-sanitizer
 #   flag_no_clear      the words left flagged: every sum right and one result, yet
 #                      exit 1 and the harness's "left its state changed"
@@ -58,10 +58,10 @@ for p in $A/flag_block0 $A/flag_block0_exact; do
 done
 check "answers/flag_block0: 1000 launches back to back" --rows 2 --ok all --distinct 1 -- \
     $A/flag_block0 --n 2^20+3,10^6+3 --reps 1000
-# The same blocks and the same order as bench/flag_sum.cu: the same bits.
+# The same blocks and the same order as lab/small-sizes/flag_sum.cu: the same bits.
 for p in build/clusters/flag_sum $A/flag_block0; do
     $p --csv --check-only --n 65537,10^6+3,2^24+1 --seed 1,2 --block 256 --grid 64 2>>"$ERR"
-done | python3 tests/csvcheck.py "answers/flag_block0: the bits of bench/flag_sum.cu, one launch shape" \
+done | python3 tests/csvcheck.py "answers/flag_block0: the bits of lab/small-sizes/flag_sum.cu, one launch shape" \
            --rows 12 --ok all --same-sum
 err=$($A/flag_block0 --check-only --n 10^6+3 --block 1024 --grid 100000 2>&1 >/dev/null)
 rc=$?

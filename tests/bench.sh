@@ -6,7 +6,8 @@
 # accuracy plots are drawn from every accuracy.csv (the docs fixture's, and
 # one from before the inputs, too), and its errors are as defined; the
 # programs of `make claims` compile; and this toolkit's headers are as claim C
-# says (bench/claims.py --api). Prints PASS/FAIL/SKIP lines for tests/run.
+# says (lab/claims/claims.py --api); no script imports one that imports it back.
+# Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
 # Every step the Makefile lists must have its rows, and CUB.
@@ -78,12 +79,12 @@ for d in results/*/ tests/fixtures/results/*/; do
     tmp=$(mktemp -d)
     cp "$d/harris.csv" "$tmp/"
     [ -f "$d/compare.csv" ] && cp "$d/compare.csv" "$tmp/"    # the nominal peak comes from it
-    if ! python3 bench/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    if ! python3 lab/harris/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
     elif cmp -s "$tmp/harris.md" "$d/harris.md"; then
         echo "PASS bench/$name/harris.md is what harris.csv gives"
     else
-        echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 bench/harris.py --from $name)"
+        echo "FAIL bench/$name/harris.md differs from what harris.csv gives (run python3 lab/harris/harris.py --from $name)"
     fi
     rm -rf "$tmp"
 done
@@ -94,12 +95,12 @@ for d in results/*/ tests/fixtures/results/*/; do
     name=${d%/}
     tmp=$(mktemp -d)
     for f in clusters.csv latency.csv clusters_floor.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
-    if ! python3 bench/clusters.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    if ! python3 lab/small-sizes/clusters.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/clusters.md: $(tail -1 "$tmp/err")"
     elif cmp -s "$tmp/clusters.md" "$d/clusters.md"; then
         echo "PASS bench/$name/clusters.md is what its CSVs give"
     else
-        echo "FAIL bench/$name/clusters.md differs from what its CSVs give (run python3 bench/clusters.py --from $name)"
+        echo "FAIL bench/$name/clusters.md differs from what its CSVs give (run python3 lab/small-sizes/clusters.py --from $name)"
     fi
     rm -rf "$tmp"
 done
@@ -179,7 +180,7 @@ else echo "FAIL bench/accuracy-errors: $(echo "$out" | tail -1)"; fi
 
 # Claim C, asked of this toolkit: the multi-device runtime API and
 # this_multi_grid() are gone, a grid.sync() kernel compiles without -rdc.
-if out=$(python3 bench/claims.py --api 2>&1); then
+if out=$(python3 lab/claims/claims.py --api 2>&1); then
     echo "PASS bench/claims-api: $(echo "$out" | sed -n 's/^toolkit: \([^ ]*\).*/CUDA \1/p'), $(echo "$out" | grep -c 'does not compile') multi-device names gone, as claim C says"
 else
     echo "FAIL bench/claims-api: $(echo "$out" | tr '\n' ';' | cut -c1-300)"
@@ -217,4 +218,17 @@ xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
     else
         echo "FAIL bench/claims-programs/$name: $(grep -m2 -E "error|warning" "'"$tmp"'/$name.log" | tr "\n" " ")"
     fi' _
+rm -rf "$tmp"
+
+# No circle among the scripts' imports of each other (tests/imports.py), and
+# one made on purpose is caught.
+python3 tests/imports.py
+tmp=$(mktemp -d)
+printf 'import b\n' >"$tmp/a.py"
+printf 'def f():\n    from a import x\n' >"$tmp/b.py"
+if python3 tests/imports.py "$tmp" >/dev/null; then
+    echo "FAIL bench/self-test/imports: two scripts importing each other were not caught"
+else
+    echo "PASS bench/self-test/imports"
+fi
 rm -rf "$tmp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/clusters.sh: the programs of the appendix on small sizes on a GPU: the
 # flag-word sum (tests/flag_sum.sh, first: it runs on any GPU) and the cluster
-# programs (bench/clusters.cu). tests/run calls it in the gpu tier, only when a
+# programs (lab/small-sizes/clusters.cu). tests/run calls it in the gpu tier, only when a
 # GPU is usable; it prints one line per check, starting with PASS, FAIL or SKIP,
 # for tests/run to count, and last a summary line with the counts and the time.
 #

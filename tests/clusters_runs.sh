@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/clusters_runs.sh ERRLOG: the cluster programs (bench/clusters.cu) run and
+# tests/clusters_runs.sh ERRLOG: the cluster programs (lab/small-sizes/clusters.cu) run and
 # checked, on a GPU with clusters; tests/clusters.sh calls it once they are built
 # and the command line is checked. One line per check (PASS, FAIL or SKIP).
 #

@@ -22,8 +22,9 @@
 #                       block), and no worked example reports a run
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
-#   docs/make-help      every make target the README or a chapter names, or the
-#                       test runner builds, is in make help
+#   docs/lab-links      every link in the lab's READMEs (lab/, lab/<question>/) resolves
+#   docs/make-help      every make target the README, a chapter or the lab names,
+#                       or the test runner builds, is in make help
 #   docs/course-render  where Pandoc is the version that made course/, making
 #                       it again gives the committed files exactly (and the
 #                       lab's page)
@@ -103,11 +104,14 @@ check docs/course-notation $CHECK notation course
 check docs/lab-links $CHECK mdlinks lab/exact-tail/rounds.md
 check docs/lab-notation $CHECK notation lab/exact-tail/rounds.md
 check docs/readme-links $CHECK mdlinks .
+for d in lab lab/*/; do      # the lab's READMEs (lab/README.md, lab/<question>/README.md)
+    ls "${d%/}"/*.md >/dev/null 2>&1 && check "docs/lab-links/${d%/}" $CHECK mdlinks "${d%/}"
+done
 # Every make target the README or a chapter names is in make help, and so is
 # every target the test runner builds (its build tier: "build NAME TARGET").
 help=$($MAKE -s help 2>/dev/null)
 missing=
-for t in $( (grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md | sed 's/`make //'
+for t in $( (grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md $(ls lab/*.md lab/*/*.md 2>/dev/null) | sed 's/`make //'
              sed -n 's/^build [a-z-]* \([a-z][a-z0-9-]*\)$/\1/p' tests/run) | sort -u); do
     case "$t" in step*) t=stepNN ;; all) t='\[all\]' ;; esac
     printf '%s\n' "$help" | grep -Eq "make $t( |$)" || missing="$missing $t"

@@ -297,11 +297,11 @@ PEAK = re.compile(r"nominal(?: peak)? ([\d.,]+) ?GB/s")
 def check_peaks(files):
     """Every "nominal peak N GB/s" in FILES names, for each GPU, one N. The
     GPU is the last name of one (from every results/<gpu>/compare.csv, and
-    the G80 of bench/harris_g80.csv) in the 200 characters before it."""
+    the G80 of lab/harris/harris_g80.csv) in the 200 characters before it."""
     import csv
     import glob
     names = set()
-    for path in glob.glob("results/*/compare.csv") + glob.glob("results/*/harris.csv") + ["bench/harris_g80.csv"]:
+    for path in glob.glob("results/*/compare.csv") + glob.glob("results/*/harris.csv") + ["lab/harris/harris_g80.csv"]:
         if os.path.isfile(path):
             with open(path, newline="", encoding="utf-8") as f:
                 names |= {r["device"] for r in csv.DictReader(f) if r.get("device")}

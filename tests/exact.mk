@@ -48,10 +48,10 @@ exact-gpu-mutants: $(EXACT_GPU_MUTANTS)
 
 .PHONY: exact-acc-test exact-acc-mutants exact-gpu-mutants
 
-# Step 10's timing variants (bench/exact_variants.sh): NAME's sources, a copy
-# of the step and its accumulator with one piece changed, are in
-# $(BUILD)/variants/NAME/; "before" is the one-GPU step as it was before its
-# tail was reworked.
+# Step 10 from a copy of its sources in $(BUILD)/variants/NAME/, the step and
+# its accumulator with one piece changed: the GPU tier's mutants
+# (tests/mutants/exact_gpu/). The lab's timing variants build with the rule as
+# it was at the commit they measured (lab/exact-tail/tree.sh).
 ifeq ($(strip $(STEP09_NEEDS)),)
 $(BUILD)/variants/%/step10: $(BUILD)/variants/%/10_exact.cu $(BUILD)/variants/%/exact_acc.cuh \
                             $(BUILD)/variants/%/exact_digits.cuh $(BUILD)/variants/%/exact_group.cuh \
@@ -60,6 +60,3 @@ $(BUILD)/variants/%/step10: $(BUILD)/variants/%/10_exact.cu $(BUILD)/variants/%/
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps -I$(NCCL_INC) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) \
 	    $(LDLIBS) $(MULTI_LINK)
 endif
-$(BUILD)/variants/before/step10: $(BUILD)/variants/before/10_exact.cu $(BUILD)/variants/before/exact_acc.cuh \
-                                 $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)

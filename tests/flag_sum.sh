@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/flag_sum.sh: the flag-word sum (bench/flag_sum.cu) on a GPU. tests/clusters.sh
+# tests/flag_sum.sh: the flag-word sum (lab/small-sizes/flag_sum.cu) on a GPU. tests/clusters.sh
 # runs it (the gpu group clusters), after building it; it prints one line per
 # check, starting with PASS, FAIL or SKIP. It needs no cluster: it runs on any
 # GPU the steps run on.

@@ -2,8 +2,9 @@
 """funclen.py: no function longer than a reader takes in at once.
 
 Every function defined in the harness (common/**/*.c, *.h), the steps
-(steps/*.cu, *.cuh), the benchmark programs (bench/*.cu, *.cuh, *.h) and the
-scripts (bench/*.py, tests/*.py) must be at most MAX_LINES lines long, from
+(steps/*.cu, *.cuh), the benchmark programs (bench/*.cu, *.cuh, *.h), the
+lab's programs (lab/**/*.cu, *.cuh, *.h) and the scripts (bench/*.py,
+lab/**/*.py, tests/*.py) must be at most MAX_LINES lines long, from
 the line with its name to its closing brace (C, CUDA) or its last line
 (Python). Prints one line:
 
@@ -24,8 +25,10 @@ MAX_LINES = 60
 # Where the functions are: (folder, file patterns, recursive?).
 C_PLACES = [("common", ("*.c", "*.h"), True),
             ("steps", ("*.cu", "*.cuh"), False),
-            ("bench", ("*.cu", "*.cuh", "*.h"), False)]
+            ("bench", ("*.cu", "*.cuh", "*.h"), False),
+            ("lab", ("*.cu", "*.cuh", "*.h"), True)]
 PY_PLACES = [("bench", ("*.py",), False),
+             ("lab", ("*.py",), True),
              ("tests", ("*.py",), False)]
 
 # A C or CUDA definition starts at column 0 with its qualifiers, a return

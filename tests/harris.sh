@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/harris.sh: Harris's seven kernels (bench/harris.cu) on a GPU. tests/run
+# tests/harris.sh: Harris's seven kernels (lab/harris/harris.cu) on a GPU. tests/run
 # calls it in the gpu tier, only when a GPU is usable; it prints one line per
 # check, starting with PASS, FAIL or SKIP, for tests/run to count.
 #

@@ -9,7 +9,7 @@
 #   asan+ubsan/stepNN   every row of tests/misuse.txt against each step with
 #                       its host code sanitized: the expected exit, no report
 #   misuse-table        the table has every kind of misuse (tests/misusecheck.py)
-#   function-length     no function over 60 lines in common/, steps/, bench/
+#   function-length     no function over 60 lines in common/, steps/, bench/, lab/
 #                       and tests/*.py (tests/funclen.py), and a function of 61
 #                       lines is caught
 #   cppcheck, clang-tidy  static analysis of common/ and tests/*.c

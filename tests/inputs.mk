@@ -4,8 +4,9 @@
 #
 #   make unit          builds these tests too (tests/run's group "inputs"
 #                      runs them: tests/inputs.sh)
-#   make exact-speed   build/bench/exact_speed: ns per element of the exact
+#   make exact-speed   build/lab/exact_speed: ns per element of the exact
 #                      sum beside a plain loop, and of drawing each input
+#                      (lab/exact-reference/)
 #
 # These modules are plain C11 with OpenMP: no CUDA needed to build or test them.
 INPUTS_SRCS      := $(addprefix common/inputs/,exact.c exact_round.c inputs.c infile.c npy.c)
@@ -36,8 +37,8 @@ $(BUILD)/tests/unit_inputs_san: $(INPUTS_DEPS)
 	$(CC) $(INPUTS_SAN) $(CWARN) $(OPENMP) -o $@ $(INPUTS_TEST_SRCS) $(INPUTS_SRCS) -lm
 unit: $(INPUTS_TESTS)
 
-$(BUILD)/bench/exact_speed: bench/exact_speed.c $(INPUTS_SRCS) $(INPUTS_HDRS)
+$(BUILD)/lab/exact_speed: lab/exact-reference/exact_speed.c $(INPUTS_SRCS) $(INPUTS_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $< $(filter-out %/infile.c %/npy.c,$(INPUTS_SRCS)) -lm
-exact-speed: $(BUILD)/bench/exact_speed
+exact-speed: $(BUILD)/lab/exact_speed
 .PHONY: exact-speed

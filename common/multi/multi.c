@@ -272,21 +272,10 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
                        step->block_size != NULL };
     options_t opt;
-    char err[512];
-    add_options(extra, (int)(sizeof extra / sizeof extra[0]));
-    if (parse_args(argc, argv, &prog, &opt, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
-        return EXIT_USAGE;
-    }
-    if (opt.help) {
-        print_help(stdout, argv[0], &prog);
-        return EXIT_OK;
-    }
     infile_t file;
-    if (open_input(&opt, &file, err, sizeof err)) {
-        fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
-        return EXIT_USAGE;
-    }
+    add_options(extra, (int)(sizeof extra / sizeof extra[0]));
+    int done = read_command_line(argc, argv, &prog, &opt, &file);
+    if (done >= 0) return done;     /* --help, or a mistake */
     if (g_gpus && g_virtual) {
         fprintf(stderr, "%s: --gpus and --virtual-ranks do not go together (virtual ranks share "
                 "one GPU)\nTry '%s --help'.\n", g_step, argv[0]);

@@ -76,7 +76,7 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         those that pass the others (0 if none)
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
-figures from the slides in bench/harris_g80.csv):
+figures from the slides in lab/harris/harris_g80.csv):
 
   ```{.harris}          every results/<gpu>/harris.md, without its title
                         (sections="1 2": only those of its level-2 sections)
@@ -104,8 +104,8 @@ clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
 docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
 {.clusters-table} and []{.clusters-m ...}.
 
-Step 10's tail (bash bench/exact_variants.sh writes results/<gpu>/exact_tail.csv;
-the predictions are in bench/exact_tail_predictions.csv) has its own too, in
+Step 10's tail (bash lab/exact-tail/exact_variants.sh writes results/<gpu>/exact_tail.csv;
+the predictions are in lab/exact-tail/exact_tail_predictions.csv) has its own too, in
 docs/filters/exact_tail.lua: {.exact-tail}, {.exact-tail-pieces} and
 []{.exact-m ...}.
 
@@ -1585,8 +1585,8 @@ end
 
 -- ---- Harris's seven kernels -----------------------------------------------------
 -- make harris writes results/<gpu>/harris.csv, harris.md and
--- harris_racecheck.txt; the slides' G80 figures are in bench/harris_g80.csv.
-local G80_FILE = "bench/harris_g80.csv"
+-- harris_racecheck.txt; the slides' G80 figures are in lab/harris/harris_g80.csv.
+local G80_FILE = "lab/harris/harris_g80.csv"
 
 local function g80_rows()
   return read_csv(G80_FILE) or fail("harris: cannot read " .. G80_FILE)
@@ -1631,7 +1631,7 @@ local function harris_results(el)
       end
       blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(dir .. "/harris.md"), pandoc.Str(".)") })
     else
-      blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 bench/harris.py --from " ..
+      blocks[#blocks + 1] = note("*`" .. dir .. "/harris.md` is missing: `python3 lab/harris/harris.py --from " ..
                                  dir .. "` writes it from `harris.csv`.*")
     end
   end
@@ -1819,7 +1819,7 @@ local filter_parts = {
 local filter_dir = (PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$")
 local small_sizes = dofile(filter_dir .. "small_sizes.lua")(filter_parts)
 
--- ---- step 10's tail (bench/exact_variants.sh) ------------------------------------
+-- ---- step 10's tail (lab/exact-tail/exact_variants.sh) ------------------------------------
 -- In a file of its own too: docs/filters/exact_tail.lua.
 local exact_tail = dofile(filter_dir .. "exact_tail.lua")(filter_parts)
 
@@ -2002,7 +2002,7 @@ local md_final = {
   Image = function(el) el.src = md_link(el.src); el.classes = {}; return el end,
 }
 
--- Other files of the repository (../bench/tune.cu, ../results/...) are
+-- Other files of the repository (../lab/tuning/tune.cu, ../results/...) are
 -- reached from the pages through repo-root, the way back from DOCS_OUT.
 local html_final = {
   -- Every table in a box of its own that scrolls sideways when the table is

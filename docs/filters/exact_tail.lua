@@ -1,6 +1,6 @@
 --[[ exact_tail.lua: the part of course.lua for the end of step 10's kernel.
 
-`bash bench/exact_variants.sh results/<gpu>/exact_tail.csv` writes that file: a label,
+`bash lab/exact-tail/exact_variants.sh results/<gpu>/exact_tail.csv` writes that file: a label,
 then the harness's columns. Two rounds of each variant of step 10 (a copy of
 the step with one piece of its tail changed; "base" is the copy unchanged) at
 2^20 to 2^26 (the streaming's at 2^25 too), then two rounds of step 07 beside step 10 (labels step07,
@@ -8,7 +8,7 @@ step10, step10_no_fp64 and step10_block1024; step07_wide and step10_wide on
 --input wide) at 2^14 to 2^28. A label's time
 at n is the median, over its rounds, of each round's median time. The
 predictions written before any of it ran are in
-bench/exact_tail_predictions.csv. course.lua loads this file and hands it its
+lab/exact-tail/exact_tail_predictions.csv. course.lua loads this file and hands it its
 helpers; it returns the handlers for these elements:
 
   ```{.exact-tail sizes="2^14 2^16 2^18 2^20 2^22 2^24 2^26 2^28"}
@@ -44,7 +44,7 @@ two from 2^24 to 2^28, and at most 1.15 times at 2^20.
 return function(h)
   local cfg, fail, note, markdown, read_csv = h.cfg, h.fail, h.note, h.markdown, h.read_csv
   local parse_size, size_md, time_text, ratio_text = h.parse_size, h.size_md, h.time_text, h.ratio_text
-  local FILE, PREDICTIONS = "exact_tail.csv", "bench/exact_tail_predictions.csv"
+  local FILE, PREDICTIONS = "exact_tail.csv", "lab/exact-tail/exact_tail_predictions.csv"
   local TARGETS = { { lo = 2 ^ 24, hi = 2 ^ 28, most = 1.03 }, { lo = 2 ^ 20, hi = 2 ^ 20, most = 1.15 } }
   local STEPS = { "step07", "step10", "step10_no_fp64", "step10_block1024", "step07_wide", "step10_wide" }
   local VARIANTS = { "base", "ticket", "before", "thread0", "fences", "no_round", "carry_always", "no_flags", "no_fetch",
@@ -152,7 +152,7 @@ return function(h)
   }
 
   local function missing()
-    return note("*Not measured yet: `bash bench/exact_variants.sh results/<gpu>/" .. FILE ..
+    return note("*Not measured yet: `bash lab/exact-tail/exact_variants.sh results/<gpu>/" .. FILE ..
                 "` on a machine with a GPU writes it.*")
   end
   local function unmeasured() return pandoc.Emph({ pandoc.Str("(not measured yet)") }) end

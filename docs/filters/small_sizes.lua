@@ -4,7 +4,7 @@
 harness's columns), clusters_floor.csv (the read-only kernel at each size,
 the empty kernel), latency.csv (the probes) and clusters.md (its tables); the
 predictions for the probes, written before they were measured, are in
-bench/latency_predictions.csv. course.lua loads this file and hands it its
+lab/small-sizes/latency_predictions.csv. course.lua loads this file and hands it its
 helpers; it returns the handlers for these elements:
 
   ```{.clusters}            every results/<gpu>/clusters.md, without its title
@@ -38,7 +38,7 @@ return function(h)
   local parse_size, size_md, time_text, ratio_text = h.parse_size, h.size_md, h.time_text, h.ratio_text
   local TARGET_FLOOR = { lo = 2 ^ 14, hi = 2 ^ 22, most = 1.35 }
   local TARGET_CUB = { lo = 2 ^ 14, hi = 2 ^ 20, least = 1.3 }
-  local PREDICTIONS = "bench/latency_predictions.csv"
+  local PREDICTIONS = "lab/small-sizes/latency_predictions.csv"
 
   local function missing(what)
     return note("*Not measured yet: `make clusters` on a machine with a GPU writes `results/<gpu>/" .. what .. "`.*")

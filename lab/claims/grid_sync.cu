@@ -1,0 +1,154 @@
+/* grid_sync.cu: what one grid.sync() costs today (claim C).
+ *
+ *     make claims-programs && build/claims/grid_sync_64 --n 2^20
+ *
+ * The Programming Guide's Cooperative Groups appendix says that CUDA 11.0 made
+ * grid synchronisation about 30% faster. CUDA 11.0 cannot build for the GPUs
+ * here (sm_90 came with CUDA 11.8), so that cannot be re-measured; what can be
+ * is the cost of one barrier now. This is step 07's general kernel with
+ * EXTRA_SYNCS (64) more grid.sync() calls before the one it needs, always
+ * with blocks of 512 and always through the cooperative launch (step 07 itself
+ * now takes 256 or 1024 threads at some sizes, and a kernel of its own for
+ * one block): its time beyond step 07's, divided by EXTRA_SYNCS, is the cost
+ * of one grid-wide barrier for this grid (one block at n = 2^10, every
+ * multiprocessor full from about 2^21). The two launch shapes differ by far
+ * less than 64 barriers cost, so the division hides that difference.
+ * tests/alike.py holds every other function to step 07's.
+ *
+ * Changed functions: reduce_kernel, reduce.
+ */
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+#include "../../common/harness.h"
+
+namespace cg = cooperative_groups;
+
+#define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
+#ifndef EXTRA_SYNCS
+#define EXTRA_SYNCS 64      // grid-wide barriers added to step 07's one
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+// ---- kernels ----------------------------------------------------------------
+// The sum of this thread's share of in[0..n): vectors i, i + stride,
+// i + 2 stride, ... where i is the thread's rank in the grid and stride the
+// number of threads in the grid. in must be 16-byte aligned (cudaMalloc
+// gives 256). Valid in every thread.
+__device__ elem_t thread_sum(cg::grid_group grid, const elem_t *in, size_t n)
+{
+    const elem4_t *in4 = (const elem4_t *)in;
+    size_t n4 = n / 4;                                    // whole vectors
+    size_t rank = grid.thread_rank();
+    size_t stride = grid.num_threads();
+    elem_t sum = 0;
+    size_t i = rank;
+    // Issue all loads of a round before adding any, so they overlap in flight.
+    for (; i + (LOADS_IN_FLIGHT - 1) * stride < n4; i += LOADS_IN_FLIGHT * stride) {
+        elem4_t v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            v[k] = in4[i + k * stride];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+    }
+    for (; i < n4; i += stride) {                         // fewer than a round left
+        elem4_t v = in4[i];
+        sum += (v.x + v.y) + (v.z + v.w);
+    }
+    if (rank < n - n4 * 4)                                // the last n % 4 elements
+        sum += in[n4 * 4 + rank];
+    return sum;
+}
+
+// Sums one value per thread across the block: each 32-thread tile with
+// cg::reduce, then tile 0 sums the tiles' sums. The block size must be a
+// multiple of 32. The result is valid in tile 0, so in thread 0.
+__device__ elem_t block_sum(cg::thread_block block, elem_t v)
+{
+    __shared__ elem_t tile_sums[32];       // one per tile: at most 1024 / 32
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    v = cg::reduce(tile, v, cg::plus<elem_t>());
+    if (tile.thread_rank() == 0)
+        tile_sums[tile.meta_group_rank()] = v;
+    block.sync();                          // every tile's sum is written
+    if (tile.meta_group_rank() == 0) {
+        unsigned tiles = tile.meta_group_size();
+        v = tile.thread_rank() < tiles ? tile_sums[tile.thread_rank()] : 0;
+        v = cg::reduce(tile, v, cg::plus<elem_t>());
+    }
+    return v;
+}
+
+// As step 07, with EXTRA_SYNCS barriers before the one it needs.
+__global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *partials, elem_t *out)
+{
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    elem_t v = thread_sum(grid, in, n);
+    elem_t total = block_sum(block, v);
+    if (block.thread_rank() == 0)
+        partials[grid.block_rank()] = total;
+    for (int k = 0; k < EXTRA_SYNCS; k++)
+        grid.sync();                       // nothing to wait for: only the barrier's cost
+    grid.sync();                           // every partial is written and visible
+
+    if (grid.block_rank() != 0)
+        return;
+    v = 0;                                 // as pass 2 of step 05
+    for (unsigned i = block.thread_rank(); i < grid.num_blocks(); i += block.size())
+        v += partials[i];
+    total = block_sum(block, v);
+    if (block.thread_rank() == 0)
+        *out = total;
+}
+
+// ---- launcher ---------------------------------------------------------------
+// A cooperative grid may hold only as many blocks as the GPU can run at once:
+// blocks per multiprocessor for this kernel, block size and (zero) dynamic
+// shared memory, times the multiprocessors. A small input gets fewer.
+static size_t grid_size(const launch_t *L)
+{
+    int cooperative = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, L->device));
+    if (!cooperative)
+        device_fail("this GPU does not support cooperative launches "
+                    "(cudaDevAttrCooperativeLaunch is 0), which grid.sync() needs");
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, L->block, 0));
+    size_t resident = (size_t)per_sm * L->sm_count;
+    size_t needed = div_up(L->n, (size_t)L->block * 4 * LOADS_IN_FLIGHT);
+    return min_size(resident, needed);
+}
+
+// One partial per block.
+static size_t scratch_size(const launch_t *L)
+{
+    return L->grid * sizeof(elem_t);
+}
+
+static void reduce(const elem_t *d_in, elem_t *d_out, const launch_t *L, cudaStream_t stream)
+{
+    elem_t *partials = (elem_t *)L->scratch;
+    size_t n = L->n;
+    void *args[] = { &d_in, &n, &partials, &d_out };   // the kernel's arguments, in order
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)reduce_kernel, L->grid, L->block,
+                                           args, 0, stream));
+}
+
+// ---- step -------------------------------------------------------------------
+static const step_t step = {
+    .name = "grid_sync_" STR(EXTRA_SYNCS),
+    .technique = "step 07 with " STR(EXTRA_SYNCS) " extra grid.sync() calls",
+    .deterministic = 1,
+    .combine = COMBINE_TREE,
+    .block_rule = BLOCK_POW2,
+    .default_block = 512,
+    .grid_size = grid_size,
+    .scratch_size = scratch_size,
+    .reduce = reduce,
+};
+
+int main(int argc, char **argv) { return run_step(argc, argv, &step); }
