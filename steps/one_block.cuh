@@ -20,8 +20,8 @@ namespace cg = cooperative_groups;
 // [begin one_block]
 // The whole sum when one block covers n in one round of loads: nothing to
 // combine across blocks. Here the time is one trip to memory plus what runs
-// before and after it, so the kernel is written for that (results/NOTES.md
-// has the probes):
+// before and after it, so the kernel is written for that (results/NOTES.md,
+// note 8, has the probes):
 //   - the block size is a template argument and the block one-dimensional:
 //     thread t's addresses are one register plus constant offsets, and its
 //     loads leave a few instructions after the kernel starts;
@@ -86,7 +86,7 @@ static int one_block_sum(const elem_t *d_in, elem_t *d_out, const launch_t *L, c
 
 // Threads per block from n, as CUB's tuning does: 256 while one block of
 // them covers n in a round, 512, then 1024 once every multiprocessor gets a
-// block of 1024 full rounds (half the partials; see results/NOTES.md).
+// block of 1024 full rounds (half the partials; results/NOTES.md, note 8).
 template <int LOADS>
 static int block_size(const launch_t *L)
 {
