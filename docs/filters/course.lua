@@ -675,14 +675,16 @@ local function results_table(el)
           if r then
             local ratio = "—"
             if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
-            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(row_gbps(r)),
-                                pct_text(tonumber(r.pct_peak)), ratio }
+            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), ratio, gbps_text(row_gbps(r)),
+                                pct_text(tonumber(r.pct_peak)) }
           else
             body[#body + 1] = { label, name, "not measured", "", "", "" }
           end
         end
       end
-      local t = pipe_table({ "n", "program", "median time", "GB/s", "% of peak", "vs CUB" },
+      -- The columns a reader needs first come first: on a phone they are the
+      -- ones in sight (tests/widths.py), and the others scroll.
+      local t = pipe_table({ "n", "program", "median time", "vs CUB", "GB/s", "% of peak" },
                            { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
                            gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,",
                                        "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB."))
