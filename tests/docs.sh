@@ -248,6 +248,15 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build >"$LO
         else
             pass docs/self-test/widths
         fi
+        # What a scroll box cuts: a figure, a key column of a table of results.
+        mkdir -p "$tmp/cut"
+        printf '<!doctype html><html><body><main><figure style="overflow-x:auto"><svg width="700" height="50" aria-label="a figure 700 px wide"></svg></figure><div class="results"><div style="overflow-x:auto"><table><thead><tr><th>n</th><th>program</th><th style="padding-left:600px">vs CUB</th></tr></thead></table></div></div></main></body></html>\n' >"$tmp/cut/page.html"
+        cut=$(python3 tests/widths.py "$tmp/cut" 390 2>/dev/null)
+        if echo "$cut" | grep -q 'figure a figure 700 px wide cut' && echo "$cut" | grep -q 'column "vs CUB" of the table'; then
+            pass docs/self-test/widths-cut
+        else
+            fail docs/self-test/widths-cut "a figure and a column cut by their scroll boxes at 390 px were not both caught: $cut"
+        fi
     else
         skip docs/widths "no headless Chromium to measure the pages with (apt-get install chromium)"
     fi
