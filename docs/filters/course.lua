@@ -135,7 +135,7 @@ chapter = "answer" and answer-file = answers/NAME it builds the page of one
 exercise answer.
 
 Written as Markdown (pandoc -t gfm, for course/), the same chapters come out
-plain: no divs or spans, exercises as quotes, 2^24 for superscripts, links
+plain: no divs or spans, exercises as quotes, 2<sup>24</sup> for superscripts (as GitHub shows them), links
 to NAME.md with GitHub's anchors, charts as SVG files in course-dir/charts/,
 figures and plots linked where they are committed. Links written as
 ../answers/FILE (or ../other/FILE) stay as they are there; on the HTML pages
@@ -362,11 +362,11 @@ local function parse_size(s)
   return v
 end
 
--- 16777216 -> "2^24^" (a superscript; "2\^24" for course/); other n as digits.
+-- 16777216 -> "2^24^" (a superscript: 2<sup>24</sup> on the pages and in course/); other n as digits.
 local function size_md(n)
   local e = math.log(n, 2)
   if math.abs(e - math.floor(e + 0.5)) < 1e-9 then
-    return string.format(cfg.md and "2\\^%d" or "2^%d^", math.floor(e + 0.5))
+    return string.format("2^%d^", math.floor(e + 0.5))
   end
   return tostring(math.floor(n))
 end
@@ -1471,9 +1471,9 @@ local function include_markdown(el)
 end
 
 -- Markdown that a script generated (harris.md, multi.md) as the chapters
--- show it: 2^28 as a power, as it is written in the chapters (the scripts
--- write 2^28, which reads as it is on GitHub; course/ keeps it so), and its
--- tables with the widths left to the browser, as pipe_table leaves them.
+-- show it: 2^28 (as the scripts write it) as a power, on the pages and in
+-- course/ alike, and its tables with the widths left to the browser, as
+-- pipe_table leaves them.
 local function as_chapter(blocks)
   return walk(blocks, {
     Str = function(el)
@@ -1910,7 +1910,8 @@ local function md_link(target)
 end
 
 -- What Markdown cannot say, said plainly: no divs or spans, exercises as
--- quotes, 2^24 for a superscript, links and images that work from course/.
+-- quotes, a superscript as GitHub shows one (2<sup>24</sup>, raw HTML that
+-- GitHub keeps), links and images that work from course/.
 local md_final = {
   Div = function(el)
     if el.classes:includes("web-only") then return {} end
@@ -1919,7 +1920,7 @@ local md_final = {
   end,
   Span = function(el) return el.content end,
   Superscript = function(el)
-    return pandoc.Str("^" .. stringify(el.content))
+    return pandoc.RawInline("html", "<sup>" .. stringify(el.content) .. "</sup>")
   end,
   Link = function(el) el.target = md_link(el.target); return el end,
   Image = function(el) el.src = md_link(el.src); return el end,
