@@ -131,6 +131,14 @@ if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tm
 else
     pass docs/self-test/numbers
 fi
+printf 'It took 12\nmicroseconds. The kernel is 44 KB of code; a chunk is 16 KB, a float 4 bytes.\n' >"$tmp/units.md"
+units=$($CHECK numbers "$tmp/units.md" 2>/dev/null)
+if [ "$(echo "$units" | grep -c .)" != 2 ] || ! echo "$units" | grep -q '(12 microseconds)' ||
+        ! echo "$units" | grep -q '(44 KB)'; then
+    fail docs/self-test/numbers-units "12 microseconds across a line break and 44 KB were not both caught (or 16 KB, 4 bytes were)"
+else
+    pass docs/self-test/numbers-units
+fi
 device=$(python3 -c 'import csv, glob; print(next(csv.DictReader(open(sorted(glob.glob("results/*/compare.csv"))[0])))["device"])' 2>/dev/null)
 printf '%s, nominal peak 3352 GB/s.\n\n%s: 132 SMs, nominal peak 3353 GB/s.\n' "$device" "$device" >"$tmp/peaks.md"
 if [ -z "$device" ] || $CHECK peaks "$tmp/peaks.md" >/dev/null 2>&1; then

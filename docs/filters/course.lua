@@ -135,8 +135,9 @@ chapter = "answer" and answer-file = answers/NAME it builds the page of one
 exercise answer.
 
 Written as Markdown (pandoc -t gfm, for course/), the same chapters come out
-plain: no divs or spans, exercises as quotes, 2<sup>24</sup> for superscripts (as GitHub shows them), links
-to NAME.md with GitHub's anchors, charts as SVG files in course-dir/charts/,
+plain: no divs or spans, exercises as quotes, superscripts as GitHub shows
+them (2<sup>24</sup>), links to NAME.md with GitHub's anchors, charts as SVG
+files in course-dir/charts/,
 figures and plots linked where they are committed. Links written as
 ../answers/FILE (or ../other/FILE) stay as they are there; on the HTML pages
 they lead to the answer's page (or through repo-root to the file).
@@ -2052,8 +2053,10 @@ function Pandoc(doc)
   end
   for i, name in ipairs(cfg.chapters) do
     if name == cfg.page then
+      -- (Before the first chapter, the contents: course/'s pages link them
+      -- anyway, once is enough.)
       if i > 1 then m.prev = link(cfg.chapters[i - 1], chapter_meta(cfg.chapters[i - 1]).title)
-      else m.prev = link("index", "Contents") end
+      elseif not cfg.md then m.prev = link("index", "Contents") end
       if i < #cfg.chapters then m.next = link(cfg.chapters[i + 1], chapter_meta(cfg.chapters[i + 1]).title) end
       m.position = string.format("%d of %d", i, #cfg.chapters)
     end
