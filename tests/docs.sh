@@ -54,6 +54,9 @@ PANDOC=${PANDOC:-pandoc}                 # as in docs/docs.mk
 MAKE="make -j$(nproc 2>/dev/null || echo 2) --no-print-directory PANDOC=$PANDOC"
 CHAPTERS=$(ls docs/*.md)
 
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
@@ -110,21 +113,27 @@ if [ -z "$missing" ]; then
 else
     fail docs/make-help "make help does not list:$missing"
 fi
+# README.md's list of options, word for word what ./step03 --help prints
+# (which needs no GPU), and a changed list is caught.
 if [ -x ./step03 ]; then
-    want=$(./step03 --help | grep -oE '^  --[a-z-]+' | tr -d ' ' | grep -v -e --help | sort)
-    have=$(grep -oE '^    --[a-z-]+' README.md | tr -d ' ' | sort)
-    if [ "$want" = "$have" ]; then
-        pass "docs/readme-options ($(echo $have | wc -w) options, as --help lists them)"
+    if out=$(python3 bench/readme_table.py --check-options 2>&1); then
+        pass "docs/readme-options ($(echo "$out" | tail -1 | sed 's/.*(//; s/)$//'), as ./step03 --help prints them)"
     else
-        fail docs/readme-options "README.md lists '$(echo $have)', ./step03 --help '$(echo $want)'"
+        fail docs/readme-options "$(echo "$out" | grep '^[-+] ' | head -2 | tr '\n' ' ')$(echo "$out" | tail -1)"
+    fi
+    mkdir -p "$tmp/readme"
+    ln -s "$PWD/step03" "$PWD/common" "$PWD/bench" "$tmp/readme/"
+    sed 's/^    --grid G           launch G blocks/    --grid G           launch G threads/' README.md >"$tmp/readme/README.md"
+    if cmp -s README.md "$tmp/readme/README.md" || python3 "$tmp/readme/bench/readme_table.py" --check-options >/dev/null 2>&1; then
+        fail docs/self-test/readme-options "a changed line of the README's options was not caught"
+    else
+        pass docs/self-test/readme-options
     fi
 else
-    fail docs/readme-options "./step03 is not built"
+    fail docs/readme-options "./step03 is not built (make step03)"
 fi
 
 # The checks themselves must catch what they are for.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 printf '| step | time |\n|---|---|\n| 03 | 12.5 µs |\n\nIt reaches 2900 GB/s.\n' >"$tmp/typed.md"
 if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tmp/out")" != 2 ]; then
     fail docs/self-test/numbers "a table row and a sentence with hand-typed numbers were not both caught"
