@@ -300,10 +300,10 @@ plots:
 readme-table: step03
 	python3 bench/readme_table.py
 
-# Every tier this machine can run, with the GPU tier's quick groups (a few
-# minutes on one GPU); test-full adds the slow ones (sanitizers, answers,
-# Harris's kernels, the clusters, claims, faults, several GPUs, the largest
-# sizes). Both end with "N passed, N failed, N skipped".
+# Every tier this machine can run, the GPU tier's quick groups only;
+# test-full adds the slow ones (sanitizers, answers, Harris's kernels, the
+# clusters, claims, faults, several GPUs, the largest sizes). Both end with
+# "N passed, N failed, N skipped".
 test:
 	@T="$(T)" V="$(V)" bash tests/run
 test-full:
