@@ -7,6 +7,20 @@
 # architecture this CUDA toolkit supports (a fat binary). ARCH=sm_90 (or
 # ARCH=90) picks one yourself.
 
+# ---- targets that need a GPU -----------------------------------------------------
+# On a machine without one (nvidia-smi -L lists none), each says so in one
+# line before anything is built, and make exits with status 2, as it does
+# whenever a target fails. `make help` marks them (GPU); HAVE_GPU= (empty)
+# acts as if there were none (the tests use it).
+GPU_TARGETS := compare compare-multi bits claims accuracy inputs-cost harris clusters \
+               sanitize ncu profile test-large stress faults
+ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
+HAVE_GPU ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo yes)
+ifeq ($(HAVE_GPU),)
+$(error make $(firstword $(filter $(GPU_TARGETS),$(MAKECMDGOALS))) needs an NVIDIA GPU and this machine shows none (nvidia-smi -L); nothing was built or run)
+endif
+endif
+
 NVCC   ?= nvcc
 CC     ?= gcc
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC))))
@@ -283,12 +297,17 @@ lab-collectives: $(BUILD)/lab/collectives
 plots:
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
-readme-table:
+readme-table: step03
 	python3 bench/readme_table.py
 
-# Every tier this machine can run; ends with "N passed, N failed, N skipped".
+# Every tier this machine can run, the GPU tier's quick groups only;
+# test-full adds the slow ones (sanitizers, answers, Harris's kernels, the
+# clusters, claims, faults, several GPUs, the largest sizes). Both end with
+# "N passed, N failed, N skipped".
 test:
 	@T="$(T)" V="$(V)" bash tests/run
+test-full:
+	@FULL=1 T="$(T)" V="$(V)" bash tests/run
 
 # compute-sanitizer's four tools over every step, and over every program that
 # other fragments add to SANITIZE_EXTRA (needs a GPU).
@@ -349,7 +368,8 @@ clean:
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-10 as ./step00 ... ./step10 (float); make -j for speed"
+	@echo "  make [all]          steps 00-10 as ./step00 ... ./step10 (float); make -j2 (or -j\$$(nproc))"
+	@echo "                      builds side by side"
 	@echo "                      (steps 09 and 10 need NCCL and MPI; without them make says so and goes on)"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
@@ -360,8 +380,11 @@ help:
 	@echo "  ARCH=sm_90          build for one GPU architecture only (default: this machine's GPU,"
 	@echo "                      or, with none, every architecture the toolkit knows)"
 	@echo "Tests"
-	@echo "  make test           every test this machine can run; V=1 lists each test,"
-	@echo "                      T=unit (or build, host, docs, gpu, cli, ...) runs one tier or group"
+	@echo "  make test           every test this machine can run, the GPU tier's quick groups only;"
+	@echo "                      V=1 lists each test, T=unit (or build, host, docs, gpu, cli, ...) runs"
+	@echo "                      one tier or group"
+	@echo "  make test-full      the same and the slow GPU groups: sanitizers, answers, Harris's kernels,"
+	@echo "                      clusters, claims, faults, several GPUs, the largest sizes"
 	@echo "  make unit           build the host unit tests only (make test T=unit builds and runs them)"
 	@echo "  make mutants        build the broken kernels the GPU tests must catch, in $(BUILD)/mutants/"
 	@echo "  make sanitize       (GPU) compute-sanitizer memcheck, racecheck, synccheck, initcheck"
@@ -385,7 +408,7 @@ help:
 	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
 	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
-	@echo "                      (make ncu is the same)"
+	@echo "  make ncu STEP=06    (GPU) the same as make profile"
 	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
 	@echo "The lab: the experiments behind the numbers, one folder each (lab/README.md)"
 	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
@@ -405,6 +428,14 @@ help:
 	@echo "The course text"
 	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
 	@echo "  make course         course/ only: the chapters as Markdown"
+	@echo "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
+	@echo "and make exits with status 2."
 
 FORCE:
-.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE
+# Last resort, for a goal that no rule makes (make step11, make stpe07): one
+# line that names the steps there are (make exits with status 2).
+%::
+	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS))) (make step03); make help lists the others)
+print-gpu-targets:
+	@echo $(GPU_TARGETS)
+.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

@@ -27,6 +27,19 @@
  * Correct in the float and the exact build. Not deterministic: the warps'
  * totals still reach *out in whatever order the atomics are served.
  *
+ * By how much should the time drop? Step 00's time is its atomics, served
+ * one after another at the one address (at 2^24 the 64 MiB it reads would
+ * take tens of microseconds, its median in results/<gpu>/compare.md is
+ * a thousand times that). A warp's sum costs five shuffles, far less than
+ * the 31 atomics it saves, so the prediction is 32 times fewer atomics, 32
+ * times less time: step 00's median at 2^24 divided by 32, still far above
+ * the time to read the array. And by how much does it? That run is not in
+ * results/ yet; on one GPU,
+ *     make step00 answers
+ *     ./step00 --n 2^24 && build/answers/04_warp_aggregated --n 2^24
+ * and divide the first median by the second: about 32 if the prediction
+ * holds, less if the hardware already combined some of step 00's atomics.
+ *
  * Changed functions: grid_size, reduce_kernel.
  */
 #include <cooperative_groups.h>

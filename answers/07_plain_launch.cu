@@ -5,16 +5,14 @@
  *     make answers && build/answers/07_plain_launch --n 2^20
  *
  * Nothing refuses the launch: <<<...>>> starts any grid, resident or not.
- * But a grid started that way cannot synchronise, and CUDA 13's grid.sync()
- * checks that first: cg::this_grid() then returns a group whose is_valid() is
- * false, and sync() on it executes a trap instruction, which stops the kernel.
+ * But a grid started that way cannot synchronise, and grid.sync() checks that
+ * first (cooperative_groups.h does, in CUDA 11.6 as in 13.0): cg::this_grid()
+ * then returns a group whose is_valid() is false, and sync() on it executes a
+ * trap instruction, which stops the kernel.
  * The error reaches the host at the next synchronisation as
  * cudaErrorLaunchFailure ("unspecified launch failure"), and the harness ends
  * the program with exit status 3 and one line saying that the step's GPU work
  * failed. No result is printed. tests/answers.sh checks exactly that.
- *
- * (Older toolkits did not check: the blocks simply met at a barrier that was
- * not one, and the program could hang or read partials not yet written.)
  *
  * Changed functions: reduce.
  */

@@ -60,6 +60,7 @@ from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare import LIBS, ROOT, gpu_turn, power_label, programs, progress, read_csv, run_csv, slug, write_csv  # noqa: E402
+from plots import LINES, styles  # noqa: E402
 
 SIZES = [2 ** k for k in (10, 14, 18, 20, 22, 24)]
 EXTRA_SIZES = {"uniform": [2 ** 26, 2 ** 28]}    # the kindest input is the cheapest to draw
@@ -222,9 +223,6 @@ def summary(rows):
 
 
 # ---- the plots ------------------------------------------------------------------------
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
-
-
 def label(name, twins):
     """The program's name, with those whose sums repeat its own: two by
     name, more as a count (on huge, a dozen programs give the same NaNs)."""
@@ -245,8 +243,8 @@ def draw_one(out_dir, inp, rows, every):
     """accuracy-INP.svg: the median ulp error of each program against n. An
     error of 0 is drawn on the bottom line, an inf (an overflow, a NaN) on
     the top one; a program whose sums repeat another's is named beside it.
-    every: every program in the file, so that each keeps its colour in
-    every plot."""
+    every: every program in the file, so that each keeps its colour and
+    marker in every plot (bench/plots.py's, for those it names)."""
     med, twins = medians(rows)
     shown = [p for p in med if p not in twins]
     sizes = sorted({int(r["n"]) for r in rows})
@@ -258,12 +256,9 @@ def draw_one(out_dir, inp, rows, every):
     tics = [f'"0" {zero}'] + [f'"{tic_label(k)}" {10 ** k}' for k in range(0, round(math.log10(top)) + 1)]
     if infinite:
         tics.append(f'"inf or NaN" {ceiling}')
-    styles = []
-    for i, p in enumerate(shown):
-        k = every.index(p)
-        colour = "black" if p == "cub" else COLOURS[k % len(COLOURS)]
-        styles.append(f"set style line {i + 1} lc rgb '{colour}' lw 2 pt {k % 7 + 1} ps 0.7 "
-                      f"dt {1 if k < len(COLOURS) else 2}")
+    style = dict(zip(every, styles(every)))
+    lines = [f"set style line {i + 1} lc rgb '{style[p][0]}' lw 2 pt {style[p][1]} ps 0.7"
+             for i, p in enumerate(shown)]
 
     def y(v):
         return zero if v == 0 else ceiling if v == math.inf else v
@@ -287,9 +282,9 @@ set xlabel 'n (elements)'
 set ylabel 'error (ulp of the correctly rounded sum)'
 set key outside right top vertical samplen 3 spacing 1.1 noenhanced
 set grid
-{chr(10).join(styles)}
+{chr(10).join(lines)}
 plot for [i=2:{len(shown) + 1}] '{dat}' using 1:i with linespoints ls (i - 1) title columnheader(i), \\
-     {zero} with lines lc rgb '#cc0000' dt 4 lw 2 title '0: correctly rounded'
+     {zero} with lines lc rgb '{LINES["exact"]}' dt 4 lw 2 title '0: correctly rounded'
 """
         p = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
         if p.returncode != 0:

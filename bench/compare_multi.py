@@ -34,6 +34,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plots import SPARE, STYLE  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WEAK_PER_GPU = 2 ** 28
 STRONG = 2 ** 30
@@ -366,11 +369,11 @@ def plot(out_dir):
             series.setdefault((r["program"], int(r.get("gpus") or 1), r["form"]), []).append((int(r["n"]), us(r)))
     data = os.path.join(out_dir, "scaling.dat")
     names, styles = [], []
-    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
+    colours = list(dict.fromkeys(c for c, _ in STYLE.values())) + SPARE     # every series its own
     with open(data, "w") as f:
         for i, ((step, g, form), pts) in enumerate(sorted(series.items())):
             names.append(f"step {step}, {g} GPU{'s' if g > 1 else ''}" + ("" if form == "process" else " (mpirun)"))
-            styles.append(f"lc rgb '{colours[(g - 1) * 2 + (form == 'mpirun') % len(colours)]}' "
+            styles.append(f"lc rgb '{colours[i % len(colours)]}' "
                           f"dt {1 if step == '09' else 2} pt {4 + 2 * (step == '10')}")
             for n, t in sorted(pts):
                 f.write(f"{n} {t}\n")

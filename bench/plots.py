@@ -23,7 +23,31 @@ from peak import gbps_of, nominal_peak  # noqa: E402
 # What the plots show, from one results/<gpu>/ directory; big is the largest
 # n that every program but step 00 has (the bars' size).
 Measured = collections.namedtuple("Measured", "programs sizes gbps peak ceiling device floor big")
-SERIES_STYLE = {"cub": "lc rgb 'black' dt 2 lw 3 pt 7"}
+
+# Every series its own colour and marker (a gnuplot point type), the same in
+# every plot: these plots, the accuracy plots and the scaling plot. No two
+# colours are closer than tests/plotcheck.py allows (CIEDE2000 10; these are
+# at least 17 apart), so a reader tells the lines apart by colour alone.
+STYLE = {
+    "00_naive": ("#2200ff", 1), "01_shared_memory": ("#00cc00", 2), "02_grid_stride": ("#006600", 3),
+    "03_warp_shuffle": ("#ff22ff", 4), "04_tile_partitions": ("#ff8800", 5), "05_two_pass": ("#770044", 6),
+    "06_last_block": ("#775500", 8), "07_cooperative": ("#0088ff", 9), "08_fixed_order": ("#ff7788", 10),
+    "09_multi_gpu": ("#aa9900", 11), "10_exact": ("#00bbaa", 12), "cub": ("#000000", 7),
+    "cub_gpu_to_gpu": ("#005555", 13), "torch.sum": ("#555577", 14), "cupy.sum": ("#552211", 15),
+    "07_compensated": ("#dd0077", 4), "07_compensated_front": ("#00bbee", 6),
+}
+# The lines without markers: the floor, the read ceiling, the nominal peak,
+# and the accuracy plots' line of the correctly rounded sum.
+LINES = {"floor": "#aa99dd", "ceiling": "#888888", "peak": "#cc0000", "exact": "#779966"}
+# For a program that STYLE does not know yet, in turn.
+SPARE = ["#333311", "#aa7755", "#008899", "#885555", "#9933aa", "#7766ee", "#bbaa88"]
+
+
+def styles(names):
+    """(colour, point type) of each of names, as STYLE gives them, a name it
+    does not know taking the next spare colour."""
+    spare = iter(SPARE)
+    return [STYLE.get(p) or (next(spare, "#808080"), 1 + k % 15) for k, p in enumerate(names)]
 
 
 def read(path):
@@ -76,9 +100,10 @@ def write_data(m, lines_dat, bars_dat):
 
 def gnuplot_script(m, out_dir, lines_dat, bars_dat):
     """The gnuplot commands that draw bandwidth.svg and bars.svg into out_dir."""
-    styles = []
-    for i, p in enumerate(m.programs):
-        styles.append(f"set style line {i + 1} {SERIES_STYLE.get(p, 'lw 2 pt 7 ps 0.6')}")
+    lines = []
+    for i, (p, (colour, pt)) in enumerate(zip(m.programs, styles(m.programs))):
+        dashes = "dt 2 lw 3" if p == "cub" else "lw 2"
+        lines.append(f"set style line {i + 1} lc rgb '{colour}' {dashes} pt {pt} ps 0.7")
     return f"""
 set terminal svg size 820,780 dynamic enhanced font 'sans,17' background rgb 'white'
 set output '{os.path.join(out_dir, "bandwidth.svg")}'
@@ -96,11 +121,11 @@ set key outside below center horizontal reverse Left maxcols 3 samplen 1.5 width
 set grid
 set logscale y 10
 set yrange [0.5:peak * 1.6]
-{chr(10).join(styles)}
+{chr(10).join(lines)}
 plot for [i=2:{len(m.programs) + 1}] '{lines_dat}' using 1:i with linespoints ls (i-1) title columnheader(i), \\
-     {"'" + lines_dat + "' using 1:" + str(len(m.programs) + 2) + " with lines lc rgb '#000000' dt 2 lw 3 title 'floor: read-only at n', " + chr(92) if m.floor else chr(92)}
-     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
-     peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
+     {"'" + lines_dat + "' using 1:" + str(len(m.programs) + 2) + " with lines lc rgb '" + LINES["floor"] + "' dt 2 lw 3 title 'floor: read-only at n', " + chr(92) if m.floor else chr(92)}
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '{LINES["ceiling"]}' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
+     peak with lines lc rgb '{LINES["peak"]}' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 
 set output '{os.path.join(out_dir, "bars.svg")}'
 unset logscale x
@@ -115,8 +140,8 @@ set key outside below center horizontal reverse Left maxcols 2 samplen 1.5 font 
 set yrange [0:peak * 1.15]
 plot '{bars_dat}' using 0:2:xtic(1) with boxes lc rgb '#4477aa' notitle, \\
      '' using 0:2:(sprintf('%.0f', $2)) with labels offset 0,0.8 notitle, \\
-     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '#888888' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
-     peak with lines lc rgb '#cc0000' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
+     (ceiling > 0 ? ceiling : 1/0) with lines lc rgb '{LINES["ceiling"]}' dt 3 lw 2 title sprintf('read ceiling %.0f GB/s', ceiling), \\
+     peak with lines lc rgb '{LINES["peak"]}' dt 4 lw 2 title sprintf('nominal peak %.0f GB/s', peak)
 """
 
 

@@ -14,7 +14,7 @@
  *   - the kernel is started with cudaLaunchCooperativeKernel, which refuses
  *     (cudaErrorCooperativeLaunchTooLarge) a grid larger than can be resident;
  *     <<<...>>> makes no such promise, and grid.sync() is not allowed after it
- *     (CUDA 13's grid.sync() checks grid.is_valid() and stops the kernel);
+ *     (grid.sync() checks grid.is_valid() first and stops the kernel);
  *   - the grid is sized by the occupancy calculator with the real block size
  *     and shared memory, times the number of multiprocessors;
  *   - the device must support cooperative launches, which we check first.

@@ -33,22 +33,30 @@ for d in $dirs; do
         else echo "FAIL bench/$gpu/compare.md differs from what the CSVs give (run python3 bench/compare.py --from $d)"; fi
         if ! command -v gnuplot >/dev/null 2>&1; then
             echo "SKIP bench/$gpu/plots: gnuplot is not installed (apt-get install gnuplot-nox)"
-        elif python3 - "$tmp" <<'PY'
+        else
+            if why=$(python3 - "$tmp" 2>&1 <<'PY'
 import sys, xml.etree.ElementTree as ET
 for name in ("bandwidth.svg", "bars.svg"):
     root = ET.parse(f"{sys.argv[1]}/{name}").getroot()
     text = "".join(root.itertext())
-    assert root.tag.endswith("svg") and "CUB" in text, name
+    assert root.tag.endswith("svg") and "CUB" in text, f"{name}: not an SVG, or no CUB in it"
     if name == "bandwidth.svg":
-        assert "07 cooperative" in text and "nominal peak" in text, name
+        assert "07 cooperative" in text and "nominal peak" in text, f"{name}: no 07 cooperative or nominal peak"
 PY
-        then echo "PASS bench/$gpu/plots drawn as SVG with every series"
-        else echo "FAIL bench/$gpu/plots: gnuplot output is not the expected SVG"; fi
-        # The key must leave the plot at least half the figure's height.
-        if out=$(python3 tests/plotcheck.py "$tmp/bandwidth.svg" "$tmp/bars.svg"); then
-            echo "PASS bench/$gpu/plots keep half their height for the plot"
-        else
-            echo "FAIL bench/$gpu/plots: $(echo "$out" | grep 'less than half\|no plotting' | tr '\n' ' ')"
+            ); then
+                echo "PASS bench/$gpu/plots drawn as SVG with every series"
+            else
+                echo "FAIL bench/$gpu/plots: gnuplot's output is not the expected SVG: $(echo "$why" | tail -1)"
+            fi
+            # The key must leave the plot at least half the figure's height,
+            # and every series have its own colour.
+            for check in "" --series; do
+                if out=$(python3 tests/plotcheck.py $check "$tmp/bandwidth.svg" "$tmp/bars.svg" 2>&1); then
+                    echo "PASS bench/$gpu/plots${check:+ (series)}: $(echo "$out" | sed 's|^.*/||' | tr '\n' ' ')"
+                else
+                    echo "FAIL bench/$gpu/plots${check:+ (series)}: $(echo "$out" | grep -v ': plotting area .* ok$\|each its own colour$' | sed "s|$tmp/||" | tr '\n' ' ')"
+                fi
+            done
         fi
     else
         echo "FAIL bench/$gpu/tables: $(echo "$out" | tail -1)"
@@ -56,11 +64,15 @@ PY
     rm -rf "$tmp"
 done
 # The committed plots, as the README and the chapters show them: the
-# plotting area at least half of each SVG's height. The check must catch a
-# figure whose key leaves the plot a sixth of it (one column of 15 titles).
+# plotting area at least half of each SVG's height, and every series its own
+# colour. The checks must catch a figure whose key leaves the plot a sixth of
+# it (one column of 15 titles), and two series in one colour or in two
+# colours too close to tell apart.
 for f in results/*/*.svg; do
-    if out=$(python3 tests/plotcheck.py "$f"); then echo "PASS bench/$f: ${out#*: }"
-    else echo "FAIL bench/$f: ${out#*: } (run make plots)"; fi
+    for check in "" --series; do
+        if out=$(python3 tests/plotcheck.py $check "$f"); then echo "PASS bench/$f${check:+ (series)}: ${out#*: }"
+        else echo "FAIL bench/$f${check:+ (series)}: ${out#*: } (run make plots)"; fi
+    done
 done
 tmp=$(mktemp -d)
 printf '<svg viewBox="0 0 820 640"><path d="M114.67,76.51 L114.67,175.90 L784.32,175.90 L784.32,76.51 L114.67,76.51 Z"/></svg>\n' >"$tmp/squashed.svg"
@@ -69,6 +81,40 @@ if python3 tests/plotcheck.py "$tmp/squashed.svg" >/dev/null; then
 else
     echo "PASS bench/self-test/plot-height"
 fi
+# Two series in one colour, and two in colours 8.4 apart (a plot once had
+# both): caught.
+series() {     # series TITLE COLOUR MARKER: a titled plot as gnuplot's SVG terminal writes it
+    printf '<g id="gnuplot_plot_%s" ><title>%s</title>\n<path stroke=%s d=%sM1,1 L2,2%s/>%s</g>\n' \
+        "$RANDOM" "$1" "'$2'" "'" "'" "${3:+<use xlink:href='#gpPt$3' color='$2'/>}"
+}
+{ echo '<svg>'; series "00 naive" red 6; series torch.sum "rgb(255,   0,   0)" 6; echo '</svg>'; } >"$tmp/same.svg"
+{ echo '<svg>'; series "08 fixed order" "#D6D645" ""; series "cub gpu to gpu" "#ABD600" ""; echo '</svg>'; } >"$tmp/close.svg"
+out=$(python3 tests/plotcheck.py --series "$tmp/same.svg" "$tmp/close.svg")
+if [ $? = 1 ] && echo "$out" | grep -q "share the colour and marker #ff0000" && echo "$out" | grep -q "are 8.4 apart"; then
+    echo "PASS bench/self-test/plot-series"
+else
+    echo "FAIL bench/self-test/plot-series: two reds and two yellow-greens were not both caught: $(echo "$out" | tr '\n' ' ')"
+fi
+# The colours bench/plots.py gives (every program the committed results
+# name, the lines without markers, the spares): each its own, all far apart.
+if out=$(python3 - 2>&1 <<'PY'
+import csv, glob, itertools, sys
+sys.path.insert(0, "bench")
+sys.path.insert(0, "tests")
+from plots import LINES, SPARE, STYLE
+from plotcheck import MIN_DELTA_E, delta_e
+names = {r["step"] for f in glob.glob("results/*/compare.csv") + glob.glob("results/*/accuracy.csv")
+         for r in csv.DictReader(open(f, newline=""))}
+missing = sorted(names - set(STYLE))
+assert not missing, f"bench/plots.py's STYLE has no colour for {', '.join(missing)}"
+colours = [c for c, _ in STYLE.values()] + list(LINES.values()) + SPARE
+assert len(set(colours)) == len(colours), "a colour given twice"
+close = min(itertools.combinations(colours, 2), key=lambda p: delta_e(*p))
+assert delta_e(*close) >= MIN_DELTA_E, f"{close[0]} and {close[1]} are {delta_e(*close):.1f} apart"
+print(f"{len(colours)} colours, the closest two {delta_e(*close):.1f} apart (CIEDE2000)")
+PY
+); then echo "PASS bench/plot-colours: $out"
+else echo "FAIL bench/plot-colours: $(echo "$out" | tail -1)"; fi
 rm -rf "$tmp"
 
 # Harris's seven kernels: harris.md is what harris.csv gives, for every GPU
@@ -110,7 +156,8 @@ else echo "FAIL bench/README step table: $(echo "$out" | tail -1)"; fi
 # The accuracy plots, one per input, from every accuracy.csv there is: the
 # GPUs', the docs fixture's (every input, the CSV's newest columns) and a file
 # from before the inputs (no input column: uniform only, no bits, no
-# rel_error). Each plot names its series and keeps half its height.
+# rel_error). Each plot names its series, each in its own colour, and keeps
+# half its height.
 for d in $(ls -d results/*/ tests/fixtures/results/*/ tests/fixtures/accuracy-uniform-only/ 2>/dev/null); do
     [ -f "$d/accuracy.csv" ] || continue
     name=${d%/}; name=${name#results/}; name=${name/tests\/fixtures\/results/fixture}; name=${name/tests\/fixtures\//fixture-}
@@ -123,7 +170,7 @@ for d in $(ls -d results/*/ tests/fixtures/results/*/ tests/fixtures/accuracy-un
     if out=$(python3 bench/accuracy.py --from "$tmp" 2>&1) && check=$(python3 - "$tmp" "$d/accuracy.csv" 2>&1 <<'PY'
 import csv, glob, os, sys, xml.etree.ElementTree as ET
 sys.path.insert(0, "tests")
-from plotcheck import plot_box, svg_height
+from plotcheck import plot_box, series, series_problems, svg_height
 tmp, path = sys.argv[1], sys.argv[2]
 rows = list(csv.DictReader(open(path)))
 inputs = sorted({r.get("input") or "uniform" for r in rows})
@@ -138,6 +185,8 @@ for inp in inputs:
     if inp == "uniform":
         assert "07 cooperative" in words, "uniform: no 07 cooperative"
     assert plot_box(text)[1] >= 0.5 * svg_height(text), f"{inp}: the plot is less than half the figure's height"
+    problems = series_problems(series(text))
+    assert not problems, f"{inp}: {problems[0]}"
 print(", ".join(inputs))
 PY
 )
@@ -177,6 +226,10 @@ print(len(cases))
 PY
 ); then echo "PASS bench/accuracy-errors: ulp_error and rel_error as defined ($out cases)"
 else echo "FAIL bench/accuracy-errors: $(echo "$out" | tail -1)"; fi
+
+# What follows needs nvcc alone: tests/bare.sh, which runs this again
+# without the optional tools, stops here.
+[ -n "${TEST_BARE:-}" ] && exit 0
 
 # Claim C, asked of this toolkit: the multi-device runtime API and
 # this_multi_grid() are gone, a grid.sync() kernel compiles without -rdc.

@@ -15,7 +15,8 @@
 #   docs/lab-links      the same for the lab's page that make course makes,
 #                       lab/exact-tail/rounds.md (docs/lab_exact_rounds.md)
 #   docs/notation       tables and generated blocks write 2^28 as a power, µs
-#                       and ×, as the chapters do (course/: µs and × in tables);
+#                       and ×, as the chapters do (course/: in tables, a power
+#                       as 2<sup>28</sup>, µs and ×);
 #                       no ratio is "1.11× times" anything
 #   docs/page-numbers   every measured number on a built page comes from a CSV
 #                       through the filter (a span.measured or a generated
@@ -51,12 +52,15 @@
 set -u
 cd "$(dirname "$0")/.."
 
-LOGS=build/logs
+LOGS=${TEST_LOGS:-build/logs}     # (tests/bare.sh runs this with its own)
 mkdir -p "$LOGS"
 CHECK="python3 tests/docs_check.py"
 PANDOC=${PANDOC:-pandoc}                 # as in docs/docs.mk
 MAKE="make -j$(nproc 2>/dev/null || echo 2) --no-print-directory PANDOC=$PANDOC"
 CHAPTERS=$(ls docs/*.md)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -121,26 +125,40 @@ if [ -z "$missing" ]; then
 else
     fail docs/make-help "make help does not list:$missing"
 fi
+# README.md's list of options, word for word what ./step03 --help prints
+# (which needs no GPU), and a changed list is caught.
 if [ -x ./step03 ]; then
-    want=$(./step03 --help | grep -oE '^  --[a-z-]+' | tr -d ' ' | grep -v -e --help | sort)
-    have=$(grep -oE '^    --[a-z-]+' README.md | tr -d ' ' | sort)
-    if [ "$want" = "$have" ]; then
-        pass "docs/readme-options ($(echo $have | wc -w) options, as --help lists them)"
+    if out=$(python3 bench/readme_table.py --check-options 2>&1); then
+        pass "docs/readme-options ($(echo "$out" | tail -1 | sed 's/.*(//; s/)$//'), as ./step03 --help prints them)"
     else
-        fail docs/readme-options "README.md lists '$(echo $have)', ./step03 --help '$(echo $want)'"
+        fail docs/readme-options "$(echo "$out" | grep '^[-+] ' | head -2 | tr '\n' ' ')$(echo "$out" | tail -1)"
+    fi
+    mkdir -p "$tmp/readme"
+    ln -s "$PWD/step03" "$PWD/common" "$PWD/bench" "$tmp/readme/"
+    sed 's/^    --grid G           launch G blocks/    --grid G           launch G threads/' README.md >"$tmp/readme/README.md"
+    if cmp -s README.md "$tmp/readme/README.md" || python3 "$tmp/readme/bench/readme_table.py" --check-options >/dev/null 2>&1; then
+        fail docs/self-test/readme-options "a changed line of the README's options was not caught"
+    else
+        pass docs/self-test/readme-options
     fi
 else
-    fail docs/readme-options "./step03 is not built"
+    fail docs/readme-options "./step03 is not built (make step03)"
 fi
 
 # The checks themselves must catch what they are for.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 printf '| step | time |\n|---|---|\n| 03 | 12.5 µs |\n\nIt reaches 2900 GB/s.\n' >"$tmp/typed.md"
 if $CHECK numbers "$tmp/typed.md" >"$tmp/out" 2>/dev/null || [ "$(grep -c . "$tmp/out")" != 2 ]; then
     fail docs/self-test/numbers "a table row and a sentence with hand-typed numbers were not both caught"
 else
     pass docs/self-test/numbers
+fi
+printf 'It took 12\nmicroseconds. The kernel is 44 KB of code; a chunk is 16 KB, a float 4 bytes.\n' >"$tmp/units.md"
+units=$($CHECK numbers "$tmp/units.md" 2>/dev/null)
+if [ "$(echo "$units" | grep -c .)" != 2 ] || ! echo "$units" | grep -q '(12 microseconds)' ||
+        ! echo "$units" | grep -q '(44 KB)'; then
+    fail docs/self-test/numbers-units "12 microseconds across a line break and 44 KB were not both caught (or 16 KB, 4 bytes were)"
+else
+    pass docs/self-test/numbers-units
 fi
 device=$(python3 -c 'import csv, glob; print(next(csv.DictReader(open(sorted(glob.glob("results/*/compare.csv"))[0])))["device"])' 2>/dev/null)
 printf '%s, nominal peak 3352 GB/s.\n\n%s: 132 SMs, nominal peak 3353 GB/s.\n' "$device" "$device" >"$tmp/peaks.md"
@@ -178,8 +196,8 @@ fi
 mkdir -p "$tmp/notation"
 printf '<table><caption>n = 2^22</caption><tr><td>48.88 us</td><td>2.33x</td></tr></table>\n<p>2^10 in prose, 12 us in prose, <span class="measured">1.11×</span> times faster</p>\n' >"$tmp/notation/a.html"
 printf '| n | time | vs CUB |\n|---|---|---|\n| 2^10 | 4.80 us | 0.85x |\n\nIt is 1.45× times\nfaster.\n' >"$tmp/notation/b.md"
-if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 7 ]; then
-    fail docs/self-test/notation "2^22, us and x in tables and × times in prose were not all caught (or prose 2^N and us were)"
+if [ "$($CHECK notation "$tmp/notation" 2>/dev/null | grep -c .)" != 8 ]; then
+    fail docs/self-test/notation "2^22 and 2^10, us and x in tables and × times in prose were not all caught (or prose 2^N and us were)"
 else
     pass docs/self-test/notation
 fi
@@ -200,7 +218,7 @@ fi
 
 # ---- with Pandoc ---------------------------------------------------------------
 if ! command -v "$PANDOC" >/dev/null 2>&1; then
-    skip docs/build "Pandoc is not installed (sudo apt-get install pandoc)"
+    skip docs/build "Pandoc is not installed (sudo apt-get install pandoc); the checks of the built pages (links, notation, widths, the fixture) wait for it"
     exit 0
 fi
 
@@ -260,6 +278,15 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build LAB_P
             fail docs/self-test/widths "a page 1000 px wide was not caught at 390 px"
         else
             pass docs/self-test/widths
+        fi
+        # What a scroll box cuts: a figure, a key column of a table of results.
+        mkdir -p "$tmp/cut"
+        printf '<!doctype html><html><body><main><figure style="overflow-x:auto"><svg width="700" height="50" aria-label="a figure 700 px wide"></svg></figure><div class="results"><div style="overflow-x:auto"><table><thead><tr><th>n</th><th>program</th><th style="padding-left:600px">vs CUB</th></tr></thead></table></div></div></main></body></html>\n' >"$tmp/cut/page.html"
+        cut=$(python3 tests/widths.py "$tmp/cut" 390 2>/dev/null)
+        if echo "$cut" | grep -q 'figure a figure 700 px wide cut' && echo "$cut" | grep -q 'column "vs CUB" of the table'; then
+            pass docs/self-test/widths-cut
+        else
+            fail docs/self-test/widths-cut "a figure and a column cut by their scroll boxes at 390 px were not both caught: $cut"
         fi
     else
         skip docs/widths "no headless Chromium to measure the pages with (apt-get install chromium)"

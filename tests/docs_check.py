@@ -262,8 +262,16 @@ def check_mdlinks(root):
 
 
 # ---- numbers ------------------------------------------------------------------
-# A number followed by a unit of time, bandwidth or a percentage: a measurement.
-MEASURED = re.compile(r"\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×|x faster|times faster)(?![A-Za-z])")
+# A number followed by a unit of time (µs or "microseconds", ms, ns, s, and
+# their words), of bandwidth, a percentage, a ratio, ulps or cycles: a
+# measurement. A size (bytes, KB, MiB, GB ...) is one too, unless it is a
+# power of two: 4 bytes a float, 16 KB a chunk, 2^28 floats are 1 GiB, which
+# is arithmetic; 44 KB of machine code, 50 MiB of L2 are not. A number at
+# the end of a line is read with the first word of the next.
+TIME_WORDS = r"(?:micro|milli|nano)?seconds?|minutes?|hours?"
+MEASURED = re.compile(r"\d[\d,.]*(?:\s*(?:µs|us|ms|ns|" + TIME_WORDS + r"|GB/s|TB/s|MB/s|GiB/s|%|×|x faster"
+                      r"|times faster|per ?cent|ulps?|cycles?)|\s+s)(?![A-Za-z0-9/])")
+SIZE = re.compile(r"(\d[\d,.]*)\s*(?:bytes?|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)(?![A-Za-z0-9/])")
 # Allowed on purpose: [text]{.example} marks a worked example, [text]{.claim}
 # a number that another text measured, quoted as it gave it; code spans and
 # math hold formulas, not measurements.
@@ -271,18 +279,29 @@ EXEMPT = [re.compile(r"\[[^\]]*\]\{\.(?:example|claim)\}"), re.compile(r"`[^`]*`
           re.compile(r"\$[^$]+\$")]
 
 
-def measured_numbers(line):
+def power_of_two(text):
+    v = float(text.replace(",", ""))
+    return v >= 1 and v == int(v) and int(v) & (int(v) - 1) == 0
+
+
+def measured_numbers(line, after=""):
+    """The measured numbers that start in line (after: the next line's start)."""
     for e in EXEMPT:
         line = e.sub("", line)
-    return MEASURED.findall(line)
+    text = line + " " + after
+    found = [m for m in MEASURED.finditer(text) if m.start() < len(line)]
+    found += [m for m in SIZE.finditer(text) if m.start() < len(line) and not power_of_two(m.group(1))]
+    return [m.group(0) for m in sorted(found, key=lambda m: m.start())]
 
 
 def check_numbers(files):
     problems, lines = [], 0
     for md in files:
-        for k, line in prose_lines(md):
+        prose = list(prose_lines(md))
+        for i, (k, line) in enumerate(prose):
             lines += 1
-            found = measured_numbers(line)
+            after = " ".join(prose[i + 1][1].split()[:2]) if i + 1 < len(prose) and prose[i + 1][0] == k + 1 else ""
+            found = measured_numbers(line, after)
             if found:
                 kind = "table row" if line.lstrip().startswith("|") else "text"
                 problems.append(f"{md}:{k}: {kind} with a number typed by hand ({', '.join(found)}): "
@@ -331,7 +350,8 @@ def check_peaks(files):
 # both (anywhere on a page). On the HTML pages: every table
 # (cells and caption) and everything a script generated (.results blocks),
 # results/NOTES.md included (it is written as a chapter is); in course/*.md,
-# where a power is written 2^28, the table rows.
+# the table rows, outside code (notes.md left out), where a power is
+# 2<sup>28</sup> as GitHub shows it, never a raw 2^28.
 RAW_POWER = (re.compile(r"\b\d+\^\d+"), "2^N where the pages write a power")
 RAW_US = (re.compile(r"\d ?us\b"), "'us' where the pages write µs")
 RAW_X = (re.compile(r"\b\d+(?:\.\d+)?x\b|\b\d+ x (?=[A-Z])"), "'x' where the pages write ×")
@@ -393,7 +413,8 @@ def check_notation(root):
                              for m in TIMES_TWICE[0].finditer(text)]
                 for k, line in prose_lines(path):
                     if line.lstrip().startswith("|"):
-                        for rx, what in (RAW_US, RAW_X):
+                        line = re.sub(r"`[^`]*`", "", line)
+                        for rx, what in (RAW_POWER, RAW_US, RAW_X):
                             problems += [f"{os.path.relpath(path, root)}:{k}: {what} ({m.group(0)})"
                                          for m in rx.finditer(line)]
     return problems, f"{pages} pages"
@@ -408,7 +429,7 @@ def check_notation(root):
 # ([...]{.example}) is arithmetic, not a run: one that says what a program
 # gave or took is a measurement in disguise. results/NOTES.md, included in
 # the notes' page, is held to the same rule.
-PAGE_MEASURED = re.compile(r"[−-]?\d[\d,.]*\s*(?:µs|us|ms|ns|GB/s|TB/s|MB/s|GiB/s|%|×)(?![A-Za-z])"
+PAGE_MEASURED = re.compile(r"[−-]?\d[\d,.]*\s*(?:µs|us|ms|ns|" + TIME_WORDS + r"|GB/s|TB/s|MB/s|GiB/s|%|×)(?![A-Za-z])"
                            r"|[−-]?\d+\.\d{3,}")
 RUN_VERBS = re.compile(r"\b(?:gave|gives|measured|took|takes|ran|reached)\b")
 FROM_FILES = {"measured", "results", "listing", "chart-block", "plot", "note", "claim"}

@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
-"""widths.py: is any built page wider than the screen it is read on?
+"""widths.py: does every built page fit the screen it is read on?
 
     python3 tests/widths.py DIR [WIDTH...]      (default widths: 390 1280)
 
 Loads every DIR/*.html and DIR/answers/*.html in a frame WIDTH px wide, in
-headless Chromium (all pages of one run in one browser), and compares the
-page's scroll width with the frame's. A wide table or listing must scroll in
-its own box, never the page. Prints one line per page and width that is too
-wide, naming the widest element that sticks out, then a summary; exits 1 if
-any page is wider than its frame, 2 if Chromium is not installed or says
-nothing.
+headless Chromium (all pages of one run in one browser), and checks two
+things:
+
+  - the page is no wider than the frame: a wide table or listing scrolls in
+    its own box, never the page (it names the widest element that sticks out);
+  - nothing that must be seen is cut by such a box at its first position:
+    a figure, plot or chart (img, svg) whole, legend and all; in a table of
+    results, the columns n, program, median time and vs CUB, the
+    first column, and the caption's every line. Code, and the other columns
+    of a wide table, may scroll.
+
+Prints one line per page and width with a problem, then a summary; exits 1
+if there is any, 2 if Chromium is not installed or says nothing.
 """
 import glob
 import html
@@ -31,10 +38,47 @@ window.addEventListener('load', function () { setTimeout(function () {
     for (var p = e.parentElement; p && p !== document.body; p = p.parentElement)
       if (getComputedStyle(p).overflowX !== 'visible') return;
     right = r.right;
-    worst = e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '') +
+    worst = e.tagName.toLowerCase() + (e.className ? '.' + String(e.className.baseVal === undefined ?
+            e.className : e.className.baseVal).split(' ')[0] : '') +
             ' "' + (e.textContent || '').replace(/\\s+/g, ' ').slice(0, 50) + '"';
   });
-  parent.postMessage(JSON.stringify({ page: %s, width: vw, scroll: de.scrollWidth, worst: worst }), '*');
+  // The part of the page that e's clipping ancestors (scroll boxes) show.
+  function shown(e) {
+    var left = -1e9, right = 1e9;
+    for (var p = e.parentElement; p && p !== document.documentElement; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      var b = p.getBoundingClientRect();
+      left = Math.max(left, b.left + p.clientLeft);
+      right = Math.min(right, b.left + p.clientLeft + p.clientWidth);
+    }
+    return [left, right];
+  }
+  function cut(r, e) { var s = shown(e); return r.width > 0 && (r.right > s[1] + 1 || r.left < s[0] - 1); }
+  function words(e) { return (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 40); }
+  var hidden = [];
+  document.querySelectorAll('img, svg').forEach(function (e) {
+    if (e.parentElement && e.parentElement.closest('svg')) return;     // (inside an svg: the svg is checked)
+    if (cut(e.getBoundingClientRect(), e))
+      hidden.push('figure ' + (e.getAttribute('src') || e.getAttribute('aria-label') || 'svg').slice(0, 60) + ' cut');
+  });
+  var KEY = /^(n|program|median time|vs CUB)$/;
+  document.querySelectorAll('.results table').forEach(function (t) {
+    var row = t.tHead && t.tHead.rows[0], name = t.caption ? words(t.caption) : words(t);
+    if (row) for (var k = 0; k < row.cells.length; k++) {
+      var c = row.cells[k], text = words(c);
+      if ((k === 0 || KEY.test(text)) && cut(c.getBoundingClientRect(), c))
+        hidden.push('column "' + text + '" of the table "' + name + '" cut');
+    }
+    if (t.caption) {
+      var range = document.createRange();
+      range.selectNodeContents(t.caption);
+      var rects = range.getClientRects();
+      for (var i = 0; i < rects.length; i++)
+        if (cut(rects[i], t.caption)) { hidden.push('caption "' + name + '" cut'); break; }
+    }
+  });
+  parent.postMessage(JSON.stringify({ page: %s, width: vw, scroll: de.scrollWidth, worst: worst,
+                                      hidden: hidden }), '*');
 }, 200); });
 </script>"""
 
@@ -110,9 +154,13 @@ def main(args):
     wide = [r for r in results.values() if r["scroll"] > r["width"]]
     for r in sorted(wide, key=lambda r: (r["page"], r["width"])):
         print(f"{r['page']} at {r['width']} px: {r['scroll']} px wide ({r['worst'] or 'the page itself'})")
-    print(f"{len(pages)} pages at {' and '.join(map(str, widths))} px: {len(wide)} wider than the screen",
-          file=sys.stderr)
-    return 1 if wide else 0
+    cut = [r for r in results.values() if r["hidden"]]
+    for r in sorted(cut, key=lambda r: (r["page"], r["width"])):
+        print(f"{r['page']} at {r['width']} px: {'; '.join(r['hidden'][:4])}"
+              + (f"; and {len(r['hidden']) - 4} more" if len(r["hidden"]) > 4 else ""))
+    print(f"{len(pages)} pages at {' and '.join(map(str, widths))} px: {len(wide)} wider than the screen, "
+          f"{len(cut)} with something cut", file=sys.stderr)
+    return 1 if wide or cut else 0
 
 
 if __name__ == "__main__":

@@ -142,8 +142,9 @@ chapter = "answer" and answer-file = answers/NAME it builds the page of one
 exercise answer.
 
 Written as Markdown (pandoc -t gfm, for course/), the same chapters come out
-plain: no divs or spans, exercises as quotes, 2^24 for superscripts, links
-to NAME.md with GitHub's anchors, charts as SVG files in course-dir/charts/,
+plain: no divs or spans, exercises as quotes, superscripts as GitHub shows
+them (2<sup>24</sup>), links to NAME.md with GitHub's anchors, charts as SVG
+files in course-dir/charts/,
 figures and plots linked where they are committed. Links written as
 ../answers/FILE (or ../other/FILE) stay as they are there; on the HTML pages
 they lead to the answer's page (or through repo-root to the file).
@@ -369,11 +370,11 @@ local function parse_size(s)
   return v
 end
 
--- 16777216 -> "2^24^" (a superscript; "2\^24" for course/); other n as digits.
+-- 16777216 -> "2^24^" (a superscript: 2<sup>24</sup> on the pages and in course/); other n as digits.
 local function size_md(n)
   local e = math.log(n, 2)
   if math.abs(e - math.floor(e + 0.5)) < 1e-9 then
-    return string.format(cfg.md and "2\\^%d" or "2^%d^", math.floor(e + 0.5))
+    return string.format("2^%d^", math.floor(e + 0.5))
   end
   return tostring(math.floor(n))
 end
@@ -687,14 +688,16 @@ local function results_table(el)
           if r then
             local ratio = "—"
             if cub and r.step ~= "cub" then ratio = ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) end
-            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), gbps_text(row_gbps(r)),
-                                pct_text(tonumber(r.pct_peak)), ratio }
+            body[#body + 1] = { label, name, time_text(tonumber(r.median_us)), ratio, gbps_text(row_gbps(r)),
+                                pct_text(tonumber(r.pct_peak)) }
           else
             body[#body + 1] = { label, name, "not measured", "", "", "" }
           end
         end
       end
-      local t = pipe_table({ "n", "program", "median time", "GB/s", "% of peak", "vs CUB" },
+      -- The columns a reader needs first come first: on a phone they are the
+      -- ones in sight (tests/widths.py), and the others scroll.
+      local t = pipe_table({ "n", "program", "median time", "vs CUB", "GB/s", "% of peak" },
                            { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
                            gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,",
                                        "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB."))
@@ -1484,9 +1487,9 @@ local function include_markdown(el)
 end
 
 -- Markdown that a script generated (harris.md, multi.md) as the chapters
--- show it: 2^28 as a power, as it is written in the chapters (the scripts
--- write 2^28, which reads as it is on GitHub; course/ keeps it so), and its
--- tables with the widths left to the browser, as pipe_table leaves them.
+-- show it: 2^28 (as the scripts write it) as a power, on the pages and in
+-- course/ alike, and its tables with the widths left to the browser, as
+-- pipe_table leaves them.
 local function as_chapter(blocks)
   return walk(blocks, {
     Str = function(el)
@@ -1985,7 +1988,8 @@ local function md_link(target)
 end
 
 -- What Markdown cannot say, said plainly: no divs or spans, exercises as
--- quotes, 2^24 for a superscript, links and images that work from course/.
+-- quotes, a superscript as GitHub shows one (2<sup>24</sup>, raw HTML that
+-- GitHub keeps), links and images that work from course/.
 local md_final = {
   Div = function(el)
     if el.classes:includes("web-only") then return {} end
@@ -1994,7 +1998,7 @@ local md_final = {
   end,
   Span = function(el) return el.content end,
   Superscript = function(el)
-    return pandoc.Str("^" .. stringify(el.content))
+    return pandoc.RawInline("html", "<sup>" .. stringify(el.content) .. "</sup>")
   end,
   Link = function(el) el.target = md_link(el.target); return el end,
   -- A class on a figure's image (.narrow) is for the HTML pages' style; in
@@ -2128,8 +2132,10 @@ function Pandoc(doc)
   end
   for i, name in ipairs(cfg.chapters) do
     if name == cfg.page then
+      -- (Before the first chapter, the contents: course/'s pages link them
+      -- anyway, once is enough.)
       if i > 1 then m.prev = link(cfg.chapters[i - 1], chapter_meta(cfg.chapters[i - 1]).title)
-      else m.prev = link("index", "Contents") end
+      elseif not cfg.md then m.prev = link("index", "Contents") end
       if i < #cfg.chapters then m.next = link(cfg.chapters[i + 1], chapter_meta(cfg.chapters[i + 1]).title) end
       m.position = string.format("%d of %d", i, #cfg.chapters)
     end
