@@ -271,6 +271,9 @@ fi
 # G = 2, and every GPU of the machine where it has more.
 EVERY="2"
 [ "$gpus" -gt 2 ] && EVERY="2 $gpus"
+# FAULTS_ONLY=1: only the failure modes below (a rank whose work faults, a
+# rank killed under mpirun), for a short run on a machine of several GPUs.
+if [ "${FAULTS_ONLY:-0}" != 1 ]; then
 for G in $EVERY; do step10_several "$G"; done
 for G in $EVERY; do
 sizes="1,$((G - 1)),$G,$((G + 1)),4095,4097,10^8+7"
@@ -307,6 +310,7 @@ done
 build/mutants/multi/drop_rank_real --gpus $G --check-only --csv --n 2^20+3,10^7+3 2>/dev/null |
     python3 tests/csvcheck.py "$group/mutants/drop_rank/float, $G real ranks: caught" --rows 2 --ok none
 done
+fi
 G=2
 
 # A rank whose GPU work faults (the tests' build with the harness's fault
