@@ -433,8 +433,10 @@ help:
 
 FORCE:
 # Last resort, for a goal that no rule makes (make step11, make stpe07): one
-# line that names the steps there are (make exits with status 2).
-%::
+# line that names the steps there are (make exits with status 2). .DEFAULT,
+# not a match-anything rule: that one would also give its recipe to targets
+# that have prerequisites and no recipe of their own (multi-tests).
+.DEFAULT:
 	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS))) (make step03); make help lists the others)
 print-gpu-targets:
 	@echo $(GPU_TARGETS)
