@@ -525,7 +525,7 @@ local function rel_text(r)
   return sci_text(r)
 end
 
--- A number as fmt says: time, gbps, pct, ratio, ulp, size, or a printf format.
+-- A number as fmt says: time, gbps, pct, ratio, ulp, size, bytes, or a printf format.
 local function format_value(x, fmt)
   if x == nil then return "–" end
   if fmt == "time" then return time_text(x) end
@@ -536,6 +536,7 @@ local function format_value(x, fmt)
   if fmt == "rel" then return rel_text(x) end
   if fmt == "kind" then return bits_kind(x) end
   if fmt == "size" then return size_md(x) end
+  if fmt == "bytes" then return bytes_text(x) end
   return string.format(fmt, x)
 end
 
