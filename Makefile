@@ -206,7 +206,7 @@ kind_link  = $(if $(findstring fault,$(1)),$(MULTI_LINK),$(patsubst -Wl$(comma)%
 define MULTI_TEST
 $(1): $(2) $(call kind_objs,$(3)) $(MULTI_HEADERS) $(STEP_HEADERS) tests/fake_nccl/nccl.cu tests/fake_nccl/nccl.h $(BUILD)/gencode
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps $(GENCODE) -o $$@ $(2) $(call kind_flags,$(3)) $(call kind_objs,$(3)) $(LDLIBS) $(call kind_link,$(3))
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps -Ianswers $(GENCODE) -o $$@ $(2) $(call kind_flags,$(3)) $(call kind_objs,$(3)) $(LDLIBS) $(call kind_link,$(3))
 MULTI_TESTS += $(1)
 endef
 # A mutant's source: the step's, changed by the sed script, which must change it.

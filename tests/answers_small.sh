@@ -29,7 +29,7 @@ if make -j"$JOBS" --no-print-directory $A/flag_block0 $A/flag_block0_exact $A/fl
         $A/cluster_occupancy build/clusters/flag_sum >"$LOGS/build_answers_small.log" 2>&1; then
     echo "PASS answers/small-sizes/build"
 else
-    echo "FAIL answers/small-sizes/build: $(grep -m3 -E 'error|\*\*\*' "$LOGS/build_answers_small.log" | tr '\n' ' ')"
+    echo "FAIL answers/small-sizes/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_answers_small.log" | tr '\n' ' ')"
     exit 0
 fi
 

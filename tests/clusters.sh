@@ -38,7 +38,7 @@ if make -j"$JOBS" --no-print-directory clusters-programs build/clusters/clusters
     echo "PASS clusters/build"
     bash tests/flag_sum.sh
 else
-    echo "FAIL clusters/build: $(grep -m3 -E 'error|\*\*\*' "$LOGS/build_clusters.log" | tr '\n' ' ')"
+    echo "FAIL clusters/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_clusters.log" | tr '\n' ' ')"
     exit 0
 fi
 

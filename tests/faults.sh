@@ -30,7 +30,7 @@ STEPS=$(ls steps/[0-9][0-9]_*.cu | sed -E 's|steps/([0-9][0-9])_.*|\1|')
 # The programs under test must exist; the fault programs are built here.
 JOBS=$(nproc 2>/dev/null || echo 2)
 if ! make -j"$JOBS" --no-print-directory all exact faults-build >"$LOGS/build_faults.log" 2>&1; then
-    echo "FAIL faults/build: $(grep -m3 -E 'error|Error' "$LOGS/build_faults.log" | tr '\n' ' ')"
+    echo "FAIL faults/build: $(grep -m3 -E '(^|[^W])[Ee]rror' "$LOGS/build_faults.log" | tr '\n' ' ')"
     exit 1
 fi
 

@@ -28,7 +28,7 @@ KERNELS="1 2 3 4 5 6 7"
 if make -j"$JOBS" --no-print-directory harris-kernels >"$LOGS/build_harris.log" 2>&1; then
     echo "PASS harris/build"
 else
-    echo "FAIL harris/build: $(grep -m3 -E 'error|\*\*\*' "$LOGS/build_harris.log" | tr '\n' ' ')"
+    echo "FAIL harris/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_harris.log" | tr '\n' ' ')"
     exit 0
 fi
 

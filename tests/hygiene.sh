@@ -57,7 +57,7 @@ else
     HYG_STEPS="step00 step07 step10"
 fi
 if ! make -j"$JOBS" --no-print-directory hygiene-build HYG_STEPS="$(echo $HYG_STEPS)" >"$LOGS/build_hygiene.log" 2>&1; then
-    fail "hygiene/build" "$(grep -m3 -E 'error|Error' "$LOGS/build_hygiene.log" | tr '\n' ' ')"
+    fail "hygiene/build" "$(grep -m3 -E '(^|[^W])[Ee]rror' "$LOGS/build_hygiene.log" | tr '\n' ' ')"
     exit 1
 fi
 
