@@ -237,35 +237,45 @@ if command -v clang-tidy >/dev/null 2>&1; then
     multi_flags=$(make -s --no-print-directory print-multi-flags 2>/dev/null)
     : >"$LOGS/clang-tidy.log"
     ok=1
-    # Two passes, side by side: the float build, and the exact build of the
-    # files where it differs (those that name elem_t or REDUCE_EXACT).
-    tidy_pass() {    # tidy_pass LOG DEFINE
-        local files=() f
-        for f in $TIDY_FILES; do
-            [ -n "$2" ] && ! grep -qE 'elem_t|REDUCE_EXACT' "$f" && continue
-            case "$f" in
-            common/args.c) ;;
-            common/multi/*) [ -n "$multi_flags" ] && files+=("$f") ;;
-            *) files+=("$f") ;;
-            esac
-        done
-        # args.c is checked without two path checks that assume argv[i] may
-        # be NULL for i < argc, which C11 5.1.2.2.1 rules out. The analyzer
-        # (nearly all of clang-tidy's time) sees the exact build in
-        # make test-full only; make test checks it with the others.
-        local off=
-        [ -n "$2" ] && [ "$FULL" != 1 ] && off=-clang-analyzer-*
-        { clang-tidy --config-file=tests/clang-tidy.yaml --quiet "${files[@]}" ${2:+--extra-arg=$2} \
-              ${off:+--checks=$off} -- -std=c11 -Icommon -I"$CUDA_INC" $multi_flags &&
-          clang-tidy --config-file=tests/clang-tidy.yaml --quiet common/args.c ${2:+--extra-arg=$2} \
-              --checks=-clang-analyzer-core.NullDereference,-clang-analyzer-core.NonNullParamChecker${off:+,$off} -- \
-              -std=c11 -Icommon -I"$CUDA_INC" $multi_flags; } >"$1" 2>&1
+    # The float build of every file, in two halves (largest files first,
+    # dealt out in turn), and the exact build of the files where it differs
+    # (those that name elem_t or REDUCE_EXACT): three runs side by side.
+    # args.c is checked without two path checks that assume argv[i] may be
+    # NULL for i < argc, which C11 5.1.2.2.1 rules out. The analyzer (nearly
+    # all of clang-tidy's time) sees the exact build in make test-full only;
+    # make test checks it with the others.
+    tidy() {    # tidy LOG DEFINE FILE...
+        local log=$1 def=$2 off= f rc=0
+        shift 2
+        local files=()
+        [ -n "$def" ] && [ "$FULL" != 1 ] && off=-clang-analyzer-*
+        for f in "$@"; do [ "$f" = common/args.c ] || files+=("$f"); done
+        : >"$log"
+        if [ ${#files[@]} -gt 0 ]; then
+            clang-tidy --config-file=tests/clang-tidy.yaml --quiet "${files[@]}" ${def:+--extra-arg=$def} \
+                ${off:+--checks=$off} -- -std=c11 -Icommon -I"$CUDA_INC" $multi_flags >>"$log" 2>&1 || rc=1
+        fi
+        case " $* " in *" common/args.c "*)
+            clang-tidy --config-file=tests/clang-tidy.yaml --quiet common/args.c ${def:+--extra-arg=$def} \
+                --checks=-clang-analyzer-core.NullDereference,-clang-analyzer-core.NonNullParamChecker${off:+,$off} \
+                -- -std=c11 -Icommon -I"$CUDA_INC" $multi_flags >>"$log" 2>&1 || rc=1 ;;
+        esac
+        return $rc
     }
-    tidy_pass "$LOGS/clang-tidy-float.log" "" & p1=$!
-    tidy_pass "$LOGS/clang-tidy-exact.log" -DREDUCE_EXACT & p2=$!
+    half_a=() half_b=() exact=() k=0
+    for f in $(ls -S $TIDY_FILES); do
+        case "$f" in common/multi/*) [ -n "$multi_flags" ] || continue ;; esac
+        if [ $((k % 2)) = 0 ]; then half_a+=("$f"); else half_b+=("$f"); fi
+        k=$((k + 1))
+        grep -qE 'elem_t|REDUCE_EXACT' "$f" && exact+=("$f")
+    done
+    tidy "$LOGS/clang-tidy-float-a.log" "" "${half_a[@]}" & p1=$!
+    tidy "$LOGS/clang-tidy-float-b.log" "" "${half_b[@]}" & p2=$!
+    tidy "$LOGS/clang-tidy-exact.log" -DREDUCE_EXACT "${exact[@]}" & p3=$!
     wait $p1 || ok=0
     wait $p2 || ok=0
-    cat "$LOGS/clang-tidy-float.log" "$LOGS/clang-tidy-exact.log" >"$LOGS/clang-tidy.log"
+    wait $p3 || ok=0
+    cat "$LOGS/clang-tidy-float-a.log" "$LOGS/clang-tidy-float-b.log" "$LOGS/clang-tidy-exact.log" >"$LOGS/clang-tidy.log"
     if [ $ok = 1 ] && ! grep -Eq '(warning|error):' "$LOGS/clang-tidy.log"; then
         pass "hygiene/clang-tidy" "$(echo $TIDY_FILES | wc -w) files, float and exact$([ "$FULL" = 1 ] || echo " (its analyzer: float)"), checks in tests/clang-tidy.yaml"
     else
