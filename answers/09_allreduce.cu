@@ -22,7 +22,7 @@
 
 #include "../common/multi/multi.h"
 #include "../steps/fixed_order.cuh"    // step 08's order: chunk_sum, sum_chunks, combine
-#include "../steps/nccl_comms.cuh"     // step 09's communicators: connect, disconnect, comm_error
+#include "nccl_comms.cuh"              // step 09's communicators: connect, disconnect, comm_error
 
 // ---- kernels ----------------------------------------------------------------
 // [begin kernel]
@@ -50,7 +50,7 @@ __global__ void total_kernel(elem_t *sums, size_t chunks, elem_t *out)
 
 // ---- NCCL --------------------------------------------------------------------
 // [begin nccl]
-// The communicators are step 09's (steps/nccl_comms.cuh): connect, disconnect,
+// The communicators are step 09's (answers/nccl_comms.cuh): connect, disconnect,
 // comm_error.
 
 // Phase 2: the ranks' totals added by NCCL, in NCCL's order.

@@ -77,7 +77,8 @@ ifeq ($(strip $(STEP09_NEEDS)),)
 $(eval $(call MULTI_ANSWER,09_allreduce,09_allreduce,))
 $(eval $(call MULTI_ANSWER,10_multi_gpu,10_multi_gpu,))
 $(eval $(call MULTI_ANSWER,10_round_ranks,10_round_ranks,))
-$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact $(ANSWERS_DIR)/10_round_ranks \
+$(ANSWERS_DIR)/09_allreduce $(ANSWERS_DIR)/09_allreduce_exact \
+    $(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact $(ANSWERS_DIR)/10_round_ranks \
     $(ANSWERS_DIR)/10_round_ranks_exact: answers/nccl_comms.cuh
 endif
 
