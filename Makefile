@@ -149,13 +149,29 @@ step09-needs:
 	@echo "$(STEP09_MSG)"
 endif
 
+# ---- the step on matrices (11): a sum for every row --------------------------------
+# It links the harness's rows/ part (run_rows) beside the core; no other step does.
+ROWS_SRCS    := $(wildcard steps/11_*.cu)
+ROWS_STEPS   := $(foreach f,$(ROWS_SRCS),step$(call num,$(f)))
+ROWS_HEADERS := $(HEADERS) common/rows/rows.h
+$(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
+define ROWS_RULES
+step$(1): $(2) $(FLOAT_OBJS) $(BUILD)/float/rows/rows.o $(ROWS_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(BUILD)/float/rows/rows.o $(LDLIBS)
+$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(BUILD)/exact/rows/rows.o $(ROWS_HEADERS) $(BUILD)/gencode
+	@mkdir -p $$(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(BUILD)/exact/rows/rows.o $(LDLIBS)
+endef
+$(foreach f,$(ROWS_SRCS),$(eval $(call ROWS_RULES,$(call num,$(f)),$(f))))
+BUILT_STEPS += $(ROWS_STEPS)
+
 .DEFAULT_GOAL := all
 all: $(BUILT_STEPS)
-exact: $(EXACT) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%))
+exact: $(EXACT) $(ROWS_STEPS:%=$(BUILD)/exact/%) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%))
 
 # Targets of the course text, the exercise answers, the tests and the lab's
 # experiments (lab/<question>/) live beside what they build.
--include docs/docs.mk answers/answers.mk tests/reliability.mk tests/exact.mk tests/inputs.mk \
+-include docs/docs.mk answers/answers.mk tests/reliability.mk tests/exact.mk tests/inputs.mk tests/rows.mk \
          lab/claims/claims.mk lab/harris/harris.mk lab/small-sizes/clusters.mk lab/tuning/tuning.mk
 
 # ---- tests --------------------------------------------------------------------
@@ -251,7 +267,18 @@ BENCH := $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
 $(BUILD)/bench/%: bench/%.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(FLOAT_OBJS) $(LDLIBS)
+# Step 11's baselines: CUB's segmented sum with offsets (any CCCL), and with
+# fixed-size segments (CCCL 3.1 or newer: those that have gpu_to_gpu).
+ROWS_OBJS := $(FLOAT_OBJS) $(BUILD)/float/rows/rows.o
+BENCH += $(BUILD)/bench/cub_rows
+$(BUILD)/bench/cub_rows: bench/cub_rows.cu $(ROWS_OBJS) $(ROWS_HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $@ $< $(ROWS_OBJS) $(LDLIBS)
 ifneq ($(CCCL_INCLUDE),)
+BENCH += $(BUILD)/bench/cub_rows_fixed
+$(BUILD)/bench/cub_rows_fixed: bench/cub_rows.cu $(ROWS_OBJS) $(ROWS_HEADERS) $(BUILD)/gencode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(CCCL_INCLUDE) -DFIXED_SIZE $(GENCODE) -o $@ $< $(ROWS_OBJS) $(LDLIBS)
 BENCH += $(BUILD)/bench/cub_gpu_to_gpu
 $(BUILD)/bench/cub_gpu_to_gpu: bench/cub_gpu_to_gpu.cu $(FLOAT_OBJS) $(HEADERS) $(BUILD)/gencode
 	@mkdir -p $(@D)
@@ -357,6 +384,8 @@ print-sanitize-extra:
 	@echo $(SANITIZE_EXTRA)
 print-steps:
 	@echo $(STEP_SRCS) $(MULTI_SRCS)
+print-rows-steps:
+	@echo $(ROWS_SRCS)
 print-multi-steps:
 	@echo $(MULTI_SRCS)
 print-multi-flags:
@@ -440,4 +469,4 @@ FORCE:
 	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS))) (make step03); make help lists the others)
 print-gpu-targets:
 	@echo $(GPU_TARGETS)
-.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-rows-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

@@ -329,8 +329,8 @@ void print_help(FILE *f, const char *prog, const program_t *p)
 {
     fprintf(f,
         "%s: %s\n"
-        "Sums an array of %s on the GPU, checks the result against an exact CPU\n"
-        "reference and reports the time.\n"
+        "%s %s on the GPU, checks %s against\n"
+        "an exact CPU reference and reports the time.\n"
         "\n"
         "usage: %s [options]\n"
         "  --n N[,N...]       elements to sum (default 2^28 = %zu). Forms: 1000, 64K,\n"
@@ -338,14 +338,16 @@ void print_help(FILE *f, const char *prog, const program_t *p)
         "                     3*2^30, 10^8+7. A list runs each size in turn.\n"
         "  --seed S[,S...]    input seed(s) (default 1); same seed, same input\n"
         "  --input NAME       the array to sum (default uniform), drawn from the seed:\n",
-        p->name, p->technique, ELEM_NAME, prog, (size_t)DEFAULT_N);
+        p->name, p->technique, p->matrix ? "Sums every row of a matrix of" : "Sums an array of", ELEM_NAME,
+        p->matrix ? "each row's sum" : "the result", prog, (size_t)DEFAULT_N);
     for (int d = 0; d < DIST_COUNT; d++)
         fprintf(f, "                     %-8s %s\n", dist_info[d].name, dist_info[d].line);
     fprintf(f,
         "  --input-file PATH  sum the floats in PATH instead: raw little-endian float32,\n"
-        "                     or a one-dimensional float32 .npy (the file sets n)\n"
+        "                     or a %s float32 .npy (the file sets n)\n"
         "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
-        "                     one run takes over 0.1 s); max %d\n", DEFAULT_REPS, MAX_REPS);
+        "                     one run takes over 0.1 s); max %d\n",
+        p->matrix ? "1-D or 2-D (rows, length)" : "one-dimensional", DEFAULT_REPS, MAX_REPS);
     if (p->block_rule == BLOCK_POW2 && p->block_from_n)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default: the\n"
                    "                     step chooses from n, %d for small n)\n", p->default_block);

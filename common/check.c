@@ -23,7 +23,7 @@ static uint32_t bits_of(elem_t v)
 }
 
 /* Is one result right? In the exact build, the sum modulo 2^32. */
-static int result_ok(elem_t got, const rule_t *rule, const reference_t *ref, const result_t *res,
+int result_right(elem_t got, const rule_t *rule, const reference_t *ref, const result_t *res,
                      double *error)
 {
 #ifdef REDUCE_EXACT
@@ -147,7 +147,7 @@ void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const ref
     res->ok = 1;
     for (int r = 0; r < runs; r++) {
         double e;
-        int ok = result_ok(h_results[r], rule, ref, res, &e);
+        int ok = result_right(h_results[r], rule, ref, res, &e);
         if (fabs(e) > res->error || isnan(e)) res->error = fabs(e);
         if (!ok && res->ok) say_wrong(h_results[r], r, runs, ref, e, res);
         res->ok &= ok;

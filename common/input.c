@@ -14,10 +14,11 @@
 
 /* With --input-file, opens and checks the file and makes its n the only
  * size: 0, or EXIT_USAGE with a reason in err. Without, does nothing. */
-static int open_input(options_t *opt, infile_t *file, char *err, size_t errlen)
+static int open_input(options_t *opt, int matrix, infile_t *file, char *err, size_t errlen)
 {
     if (!opt->input_file) return 0;
-    int rc = infile_open(file, opt->input_file, err, errlen);
+    int rc = matrix ? infile_open_matrix(file, opt->input_file, err, errlen)
+                    : infile_open(file, opt->input_file, err, errlen);
     if (rc) return rc;
     if (file->n > MAX_N) {
         snprintf(err, errlen, "'%s' holds %zu floats: more than the 2^40 the harness takes",
@@ -42,7 +43,7 @@ int read_command_line(int argc, char **argv, const program_t *prog, options_t *o
         print_help(stdout, argv[0], prog);
         return EXIT_OK;
     }
-    if (open_input(opt, file, err, sizeof err)) {
+    if (open_input(opt, prog->matrix, file, err, sizeof err)) {
         fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
         return EXIT_USAGE;
     }

@@ -20,6 +20,9 @@
  *   multi/shard.c   which part of the array each rank holds
  *   multi/team.c    the processes, their GPUs, waiting without hanging
  *   multi/multi.c   run_multi: several GPUs, every size and seed
+ * and, for step 11's matrices, rows/:
+ *   rows/rows.h     what such a step tells the harness (run_rows)
+ *   rows/rows.c     run_rows: a sum for every row, every row checked
  */
 #ifndef PARTS_H
 #define PARTS_H
@@ -67,6 +70,7 @@ typedef struct {
     block_rule_t block_rule;
     int default_block;
     int block_from_n;  /* the default block is chosen from n (default_block for small n) */
+    int matrix;        /* --input-file may be a 2-D .npy (step 11's rows) */
 } program_t;
 
 typedef struct {
@@ -282,6 +286,10 @@ typedef struct {
  * fills sum, reference, bound, error, ok, distinct and spread. */
 void check_runs(const rule_t *rule, const elem_t *h_results, int runs, const reference_t *ref,
                 result_t *res);
+/* Is one result right (within res->bound, with res->overflow's leeway; the
+ * exact build: equal)? Sets *error to its distance from the exact sum. */
+int result_right(elem_t got, const rule_t *rule, const reference_t *ref, const result_t *res,
+                 double *error);
 
 #ifdef __cplusplus
 }

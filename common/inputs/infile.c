@@ -62,7 +62,8 @@ static int little_endian_host(void)
 }
 
 /* A .npy file: its header, then the data's length against the shape. */
-static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, char *err, size_t errlen)
+static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, int max_dims, char *err,
+                    size_t errlen)
 {
     uint32_t hlen = 0;
     char why[300];
@@ -75,11 +76,15 @@ static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, char *er
     hdr[rc ? 0 : hlen] = '\0';
     if (rc) snprintf(why, sizeof why, "cannot read its .npy header");
     else rc = npy_parse_header(hdr, &h, why, sizeof why) ||
-              npy_check_float32_1d(&h, why, sizeof why);
+              npy_check_float32(&h, max_dims, why, sizeof why);
     free(hdr);
     if (rc) return bad(f, err, errlen, "%s", why);
     f->data_at += hlen;
     uint64_t n = h.shape[0], have = size - f->data_at;
+    if (h.dims == 2 && h.shape[1] && n > have / h.shape[1])     /* before the product wraps */
+        return bad(f, err, errlen, ".npy data is truncated: the header says shape %s but %llu "
+                   "bytes follow it", h.shape_text, (unsigned long long)have);
+    if (h.dims == 2) n *= h.shape[1];
     if (n > have / 4)
         return bad(f, err, errlen, ".npy data is truncated: the header says %llu floats "
                    "(4 bytes each) but %llu bytes follow it", (unsigned long long)n,
@@ -88,6 +93,7 @@ static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, char *er
         return bad(f, err, errlen, "%llu bytes follow the %llu floats its .npy header declares",
                    (unsigned long long)(have - 4 * n), (unsigned long long)n);
     f->n = (size_t)n;
+    f->rows = h.dims == 2 ? (size_t)h.shape[0] : 1;
     f->bytes = 4 * n;
     f->npy = 1;
     return 0;
@@ -99,7 +105,7 @@ static int ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
+static int open_file(infile_t *f, const char *path, int max_dims, char *err, size_t errlen)
 {
     struct stat st;
     unsigned char b[NPY_PREFIX] = { 0 };
@@ -115,7 +121,7 @@ int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
     if (read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
         return bad(f, err, errlen, "cannot read it: %s",
                    errno ? strerror(errno) : "it ended early");
-    if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, err, errlen);
+    if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, max_dims, err, errlen);
     if (ends_with(path, ".npy"))
         return bad(f, err, errlen, "the name ends in .npy but the file does not start with "
                    "NumPy's magic string \\x93NUMPY");
@@ -123,8 +129,19 @@ int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
         return bad(f, err, errlen, "%llu bytes is not a whole number of floats: a raw file holds "
                    "4-byte little-endian float32s", (unsigned long long)size);
     f->n = (size_t)(size / 4);
+    f->rows = 1;
     f->bytes = size;
     return 0;
+}
+
+int infile_open(infile_t *f, const char *path, char *err, size_t errlen)
+{
+    return open_file(f, path, 1, err, errlen);
+}
+
+int infile_open_matrix(infile_t *f, const char *path, char *err, size_t errlen)
+{
+    return open_file(f, path, 2, err, errlen);
 }
 
 /* ---- 3. reading a slice ------------------------------------------------------------ */

@@ -93,6 +93,7 @@ typedef struct {
     uint64_t bytes;      /* of element data: 4 n (the harness compares it with GPU memory) */
     uint64_t data_at;    /* where element 0 starts: 0 for raw, after the header for .npy */
     int npy;             /* 1 for .npy, 0 for raw */
+    size_t rows;         /* a 2-D .npy (infile_open_matrix): its rows; else 1 */
 } infile_t;
 
 /* Opens and checks the file. Returns 0 and fills *f, or INFILE_BAD with the
@@ -105,6 +106,10 @@ int infile_open(infile_t *f, const char *path, char *err, size_t errlen);
  * cannot be read or has shrunk since it was opened. */
 int infile_read(const infile_t *f, size_t first, size_t count, void *buf, char *err,
                 size_t errlen);
+
+/* The same, for step 11's matrices: a .npy may also be two-dimensional,
+ * (rows, length) in row-major order; f->n is then rows * length. */
+int infile_open_matrix(infile_t *f, const char *path, char *err, size_t errlen);
 
 void infile_close(infile_t *f);
 

@@ -157,9 +157,12 @@ static void dtype_name(const char *descr, char *out, size_t len)
     }
 }
 
-int npy_check_float32_1d(const npy_header_t *h, char *why, size_t len)
+int npy_check_float32(const npy_header_t *h, int max_dims, char *why, size_t len)
 {
     char name[32];
+    uint64_t n = h->dims >= 1 ? h->shape[0] : 0;      /* saturates: no wrap to a small n */
+    for (int d = 1; d < h->dims; d++)
+        n = h->shape[d] && n > UINT64_MAX / 8 / h->shape[d] ? UINT64_MAX / 8 : n * h->shape[d];
     if (strcmp(h->descr, ">f4") == 0) {
         snprintf(why, len, ".npy dtype '>f4' is big-endian float32; only little-endian '<f4' "
                  "is read (numpy: a.astype('<f4'))");
@@ -167,11 +170,15 @@ int npy_check_float32_1d(const npy_header_t *h, char *why, size_t len)
         dtype_name(h->descr, name, sizeof name);
         snprintf(why, len, ".npy dtype '%s'%s is not float32: only '<f4' is read "
                  "(numpy: a.astype('<f4'))", h->descr, name);
-    } else if (h->dims != 1) {
+    } else if (max_dims == 1 && h->dims != 1) {
         snprintf(why, len, ".npy shape %s%s is not one-dimensional: save a 1-D array "
                  "(numpy: a.ravel())", h->shape_text, h->fortran ? " (fortran_order True)" : "");
-    } else if (h->shape[0] == 0) {
-        snprintf(why, len, ".npy shape (0,) holds no elements: nothing to sum");
+    } else if (h->dims < 1 || h->dims > max_dims || (h->dims > 1 && h->fortran)) {
+        snprintf(why, len, ".npy shape %s%s is not a 1-D array or a 2-D matrix in row-major "
+                 "order (numpy: np.ascontiguousarray(a.reshape(rows, -1)))", h->shape_text,
+                 h->fortran ? " (fortran_order True)" : "");
+    } else if (n == 0) {
+        snprintf(why, len, ".npy shape %s holds no elements: nothing to sum", h->shape_text);
     } else {
         return 0;
     }

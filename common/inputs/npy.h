@@ -49,8 +49,9 @@ int npy_layout(const unsigned char *b, uint64_t size, uint64_t *header_at, uint3
 /* Reads descr, fortran_order and shape from the header text (NUL-terminated). */
 int npy_parse_header(const char *hdr, npy_header_t *h, char *why, size_t len);
 
-/* Is it an array we sum: dtype '<f4', one dimension, at least one element? */
-int npy_check_float32_1d(const npy_header_t *h, char *why, size_t len);
+/* Is it an array we sum: dtype '<f4', at least one element, one dimension
+ * (max_dims 1), or one or two in row-major order (max_dims 2: a matrix)? */
+int npy_check_float32(const npy_header_t *h, int max_dims, char *why, size_t len);
 
 #ifdef __cplusplus
 }
