@@ -297,6 +297,11 @@ MAX_N ?= 2^28
 # ONLY=07_cooperative,10_exact,cub measures those alone, the others' rows kept.
 compare: all bench
 	python3 bench/compare.py --max-n '$(MAX_N)' $(if $(ONLY),--only '$(ONLY)')
+	$(if $(ONLY),,python3 bench/compare_rows.py)
+# Step 11 beside CUB's segmented sums, torch and cupy: a sum for every row of
+# 2^28 floats at every row length (results/<gpu>/rows.csv, rows.md, rows.svg).
+compare-rows: $(ROWS_STEPS) bench
+	python3 bench/compare_rows.py
 # Every program's error against the exact sum on every input, n = 2^10 to 2^24
 # (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv, accuracy-INPUT.svg);
 # and what each input costs the sums that must not depend on it (inputs_cost.csv).
@@ -461,12 +466,12 @@ help:
 	@echo "and make exits with status 2."
 
 FORCE:
-# Last resort, for a goal that no rule makes (make step11, make stpe07): one
+# Last resort, for a goal that no rule makes (make step12, make stpe07): one
 # line that names the steps there are (make exits with status 2). .DEFAULT,
 # not a match-anything rule: that one would also give its recipe to targets
 # that have prerequisites and no recipe of their own (multi-tests).
 .DEFAULT:
-	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS))) (make step03); make help lists the others)
+	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))) (make step03); make help lists the others)
 print-gpu-targets:
 	@echo $(GPU_TARGETS)
-.PHONY: all exact unit mutants bench print-cccl compare accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-rows-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact unit mutants bench print-cccl compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-rows-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

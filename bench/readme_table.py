@@ -117,6 +117,8 @@ def step_rows(res, others):
     """One row per step, in the order of steps/."""
     lines = []
     for name, (path, tech) in techniques().items():
+        if name in ROWS_STEPS:           # many sums at once: its own table (rows_lines)
+            continue
         row = [f"[{name}]({path})", tech.replace("|", "\\|")]
         row += [us_cell(res, name, n) for n in SIZES]
         row += [res.cell(name, SIZES[-1], "gbps"), res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
@@ -164,9 +166,39 @@ def generate():
     lines += ["", "Every size: "
               f"[{rel}/compare.md]({rel}/compare.md); how each choice was made: "
               "[the measurement notes](course/notes.md).", ""]
+    lines += rows_lines()
     lines += multi_lines(res)
     lines += [f"![Bandwidth against n]({rel}/bandwidth.svg)"]
     return "\n".join([BEGIN] + lines + [END])
+
+
+ROWS_STEPS = ("11_rows",)
+
+
+def rows_lines():
+    """Step 11, a sum for every row, against the faster of CUB's two segmented
+    sums at each row length (results/<gpu>/rows.csv, make compare-rows)."""
+    found = sorted(glob.glob(os.path.join(ROOT, "results", "*", "rows.csv")))
+    if not found:
+        return []
+    with open(found[0], newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] == "OK" and int(r["rows"]) * int(r["len"]) <= 2 ** 28]
+    t = {(r["step"], int(r["len"])): float(r["median_us"]) for r in rows}
+    lengths = sorted({L for s, L in t if s == "11_rows"})
+    cub = {L: min((t[(c, L)] for c in ("cub_segmented", "cub_segmented_fixed") if (c, L) in t), default=None)
+           for L in lengths}
+    label = lambda L: power_label(L) if L >= 4096 else str(L)      # noqa: E731
+    path, tech = techniques()["11_rows"]
+    rel = os.path.relpath(os.path.dirname(found[0]), ROOT)
+    lines = [f"[11_rows]({path}), {tech}: a sum for every row of 2^28 floats in all (R × L), on an "
+             f"**{rows[0]['device']}**, median µs, cold L2, every row checked "
+             f"([{rel}/rows.md]({rel}/rows.md)):", "",
+             "| L (elements a row) | " + " | ".join(label(L) for L in lengths) + " |",
+             "|---|" + "--:|" * len(lengths),
+             "| step 11 | " + " | ".join(us_text(t[("11_rows", L)]) for L in lengths) + " |",
+             "| faster of CUB's segmented sums | " + " | ".join(us_text(cub[L]) if cub[L] else "-"
+                                                             for L in lengths) + " |", ""]
+    return lines
 
 
 def determinism_run(res):

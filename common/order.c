@@ -36,7 +36,7 @@ elem_t order_chunk_sum(const elem_t *p, size_t len, size_t chunk)
         for (size_t j = 0; j < per_lane; j++) {
             size_t i = 4 * (lane + LANES * j);       /* first element of the vector */
             if (i >= len) break;     /* only zeros left: sum + 0 is sum (never -0: it starts +0) */
-            elem_t x = i < len ? p[i] : 0;
+            elem_t x = p[i];
             elem_t y = i + 1 < len ? p[i + 1] : 0;
             elem_t z = i + 2 < len ? p[i + 2] : 0;
             elem_t w = i + 3 < len ? p[i + 3] : 0;

@@ -22,7 +22,7 @@ DOCS_OUT ?= $(BUILD)/docs
 # appendices (Cooperative Groups; the small sizes: clusters, memcpy_async and
 # flag words; Harris's seven kernels; the measurement notes, from
 # results/NOTES.md).
-DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS))))
+DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS))))
 DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)

@@ -35,7 +35,7 @@ namespace cg = cooperative_groups;
 #define CHUNK 4096              // elements a chunk: step 08's, part of the order
 #define LANES 32
 #define LOADS_IN_FLIGHT 8       // a lane's loads issued before its first add: speed only
-#define GROUPS 8                // short rows: row groups a warp loads at once: speed only
+#define GROUPS 4                // short rows: row groups a warp loads at once: speed only
 
 // ---- kernels ----------------------------------------------------------------
 // [begin tile_sum]

@@ -893,7 +893,8 @@ end
 --     value="median_us" fmt="time" col-label="tile" caption="..." make="claims"}
 -- One table per results/<gpu>/ with the file: a row per value of rows= (one
 -- column or several, "step param"), a column per value of cols=
--- (col-format="size" writes 1024 as 2^10), each cell the value= of the rows
+-- (col-format="size" writes 1024 as 2^10; row-format="size" the rows' labels from
+-- 4096 up), each cell the value= of the rows
 -- that match (their median, or agg=).
 local function pivot(el)
   must_be_empty(el, "pivot")
@@ -912,6 +913,9 @@ local function pivot(el)
           if v ~= "" then parts[#parts + 1] = short(v) end
         end
         r.pivot_row = table.concat(parts, ", ")
+        if a["row-format"] == "size" and tonumber(r.pivot_row) and tonumber(r.pivot_row) >= 4096 then
+          r.pivot_row = size_md(tonumber(r.pivot_row))
+        end
       end
       local header, align, body = { a["row-label"] or "program" }, { ":--" }, {}
       local cols = distinct(rows, ccol)

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""compare_rows.py: step 11 beside what a user would call instead, a sum for
+every row of a matrix of 2^28 floats at every row length, cold L2.
+
+    python3 bench/compare_rows.py                  measure, write results/<gpu>/rows.*
+    python3 bench/compare_rows.py --from DIR       only the table and the plot, from DIR/rows.csv
+
+Programs: ./step11; CUB's DeviceSegmentedReduce::Sum with offsets
+(build/bench/cub_rows) and with fixed-size segments (build/bench/cub_rows_fixed,
+where the CCCL in use has them: make bench); torch.sum(x, dim=1) and
+cupy.sum(x, axis=1) (bench/torch_rows.py), where they import. Shapes: R x L
+with R L = 2^28 for L = 1, 4, 32, 100, 1000, 4096, 2^16, 2^20, 2^24, 2^28
+(100 and 1000 do not divide 2^28: R is rounded down), and the 2048 x 2^18 of
+the blog post the course began from. Writes rows.csv (every program's rows),
+rows.md (the table) and rows.svg (GB/s against L).
+"""
+import argparse
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+N = 1 << 28
+LENGTHS = [1, 4, 32, 100, 1000, 4096, 1 << 16, 1 << 20, 1 << 24, 1 << 28]
+SHAPES = [(N // L, L) for L in LENGTHS] + [(2048, 1 << 18)]
+PROGRAMS = [          # (name in rows.csv, label, command)
+    ("11_rows", "step 11", ["./step11"]),
+    ("cub_segmented", "CUB offsets", ["build/bench/cub_rows"]),
+    ("cub_segmented_fixed", "CUB fixed-size", ["build/bench/cub_rows_fixed"]),
+    ("torch.sum(dim=1)", "torch.sum(dim=1)", ["python3", "bench/torch_rows.py", "--lib", "torch"]),
+    ("cupy.sum(axis=1)", "cupy.sum(axis=1)", ["python3", "bench/torch_rows.py", "--lib", "cupy"]),
+]
+COLOURS = ["#ff7788", "#000000", "#005555", "#555577", "#552211"]    # as bench/plots.py draws them
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def slug(device):
+    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+
+
+def power(n):
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 and n >= 4096 else str(n)
+
+
+def measure():
+    """Every program at every shape; returns the results directory."""
+    shapes = ",".join(f"{r}x{l}" for r, l in SHAPES)
+    rows, fields = [], None
+    for name, _, cmd in PROGRAMS:
+        if not cmd[0].startswith("python3") and not os.path.exists(os.path.join(ROOT, cmd[0])):
+            progress(f"SKIP {name}: {cmd[0]} is not built (make step11 bench)")
+            continue
+        t0 = time.time()
+        p = subprocess.run(cmd + ["--csv", "--shape", shapes], cwd=ROOT, capture_output=True, text=True)
+        got = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
+        note = (p.stderr.strip().splitlines() or [""])[0] if p.returncode or p.stderr.startswith("SKIP") else ""
+        progress(f"  {name}: {len(got)} rows in {time.time() - t0:.0f} s {note}")
+        rows += got
+        fields = fields or (list(got[0].keys()) if got else None)
+    if not rows:
+        sys.exit("compare-rows: nothing was measured")
+    out = os.path.join(ROOT, "results", slug(rows[0]["device"]))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "rows.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    return out
+
+
+def load(out):
+    with open(os.path.join(out, "rows.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["status"] == "OK"]
+    by = {(r["step"], int(r["len"])): r for r in rows}
+    ceiling = 0.0
+    path = os.path.join(out, "ceiling.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            ceiling = next((float(r["gbps"]) for r in csv.DictReader(f) if r["kind"] == "read"), 0.0)
+    return rows, by, ceiling
+
+
+def table(out):
+    """rows.md: median time per program and row length, and step 11's share of the read ceiling."""
+    rows, by, ceiling = load(out)
+    lengths = sorted({int(r["len"]) for r in rows})
+    names = [(n, label) for n, label, _ in PROGRAMS if any(k[0] == n for k in by)]
+    head = "| R × L | " + " | ".join(label for _, label in names) + (" | step 11 / read ceiling |" if ceiling else " |")
+    lines = [head, "|" + "---|" * (len(names) + 1 + bool(ceiling))]
+    for L in lengths:
+        r11 = by.get(("11_rows", L))
+        shape = f"{by[next(k for k in by if k[1] == L)]['rows']} × {power(L)}"
+        cells = [f"{float(by[(n, L)]['median_us']):,.1f}" if (n, L) in by else "–" for n, _ in names]
+        pct = f"{100 * float(r11['gbps']) / ceiling:.0f}%" if r11 and ceiling else "–"
+        lines.append(f"| {shape} | " + " | ".join(cells) + (f" | {pct} |" if ceiling else " |"))
+    dev = rows[0]["device"]
+    lines += ["", f"(median µs of the timed runs, cold L2, every row checked; {dev}; "
+              f"`{os.path.relpath(os.path.join(out, 'rows.csv'), ROOT)}`)"]
+    with open(os.path.join(out, "rows.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return "\n".join(lines)
+
+
+def plot(out):
+    """rows.svg: GB/s (bytes read and written) against L, one line a program."""
+    if not shutil.which("gnuplot"):
+        return "compare-rows: gnuplot is not installed (apt-get install gnuplot-nox); no rows.svg"
+    rows, by, ceiling = load(out)
+    data = os.path.join(out, "rows.dat")
+    series = []
+    with open(data, "w") as f:
+        for (name, label, _), colour in zip(PROGRAMS, COLOURS):
+            pts = sorted((L, float(r["gbps"])) for (n, L), r in by.items() if n == name and int(r["rows"]) * L <= N)
+            if not pts:
+                continue
+            series.append((label, colour))
+            f.write("".join(f"{L} {g}\n" for L, g in pts) + "\n\n")
+    plots = [f"'{data}' index {i} with linespoints lw 2 lc rgb '{c}' pt {i + 4} title '{label}'"
+             for i, (label, c) in enumerate(series)]
+    if ceiling:
+        plots.append(f"{ceiling} with lines lc rgb '#888888' dt 3 lw 2 title 'read ceiling'")
+    script = [
+        "set terminal svg size 820,600 dynamic enhanced font 'sans,16' background rgb 'white'",
+        f"set output '{os.path.join(out, 'rows.svg')}'",
+        f"set title 'A sum for every row, 2^{{28}} floats in all, on {rows[0]['device']}'",
+        "set logscale x 2", "set format x '2^{%L}'", "set xlabel 'L (elements a row)'",
+        "set logscale y 10", "set ylabel 'GB/s (bytes read and written / median time)'",
+        "set key below", "set grid", "plot " + ", ".join(plots),
+    ]
+    p = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
+    os.remove(data)
+    return "compare-rows: rows.svg drawn" if p.returncode == 0 else f"compare-rows: gnuplot failed: {p.stderr[:200]}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--from", dest="from_dir", help="only the table and the plot, from DIR/rows.csv")
+    a = ap.parse_args()
+    out = a.from_dir or measure()
+    print(table(out))
+    print(plot(out))
+
+
+if __name__ == "__main__":
+    main()
