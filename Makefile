@@ -12,7 +12,7 @@
 # line before anything is built, and make exits with status 2, as it does
 # whenever a target fails. `make help` marks them (GPU); HAVE_GPU= (empty)
 # acts as if there were none (the tests use it).
-GPU_TARGETS := compare compare-multi bits claims accuracy inputs-cost harris clusters \
+GPU_TARGETS := compare compare-rows compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
 ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
 HAVE_GPU ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo yes)
@@ -430,6 +430,8 @@ help:
 	@echo "  make exact-acc-mutants  the same test on broken copies of it: each must fail"
 	@echo "Measure and look inside"
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
+	@echo "  make compare-rows   (GPU) step 11 beside CUB's segmented sums, torch and cupy, a sum for every"
+	@echo "                      row of 2^28 floats at every row length (results/<gpu>/rows.*)"
 	@echo "  make compare-multi  (GPU) steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
 	@echo "                      MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger"
 	@echo "                      than one GPU holds"

@@ -338,7 +338,7 @@ if $MAKE docs-clean DOCS_OUT=$out >/dev/null && $MAKE docs-pages RESULTS=tests/f
     missing=
     for page in $out/[0-9][0-9]_*.html $out/comparison.html; do
         grep -q '<table' "$page" || missing="$missing $(basename "$page"):table"
-        grep -q '<svg class="chart"' "$page" || missing="$missing $(basename "$page"):chart"
+        grep -Eq '<svg class="chart"|class="plot"' "$page" || missing="$missing $(basename "$page"):chart"
         grep -q 'class="note"' "$page" && missing="$missing $(basename "$page"):note"
     done
     grep -q 'src="results/example-gpu/bandwidth.svg"' $out/comparison.html ||
