@@ -211,9 +211,41 @@ static void test_good(void)
     free(x);
 }
 
+/* ---- 4. matrices (step 11): a 2-D .npy ----------------------------------------------- */
+static void test_matrix(void)
+{
+    float v[15];
+    for (int k = 0; k < 15; k++) v[k] = (float)k;
+    write_npy("m.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5), }", v, sizeof v);
+    infile_t f;
+    char err[600] = "";
+    int rc = infile_open_matrix(&f, path_of("m.npy"), err, sizeof err);
+    check(rc == 0 && f.n == 15 && f.rows == 3, "infile/matrix: a (3, 5) .npy is 3 rows, 15 floats (%s)", err);
+    if (rc == 0) infile_close(&f);
+    rc = infile_open(&f, path_of("m.npy"), err, sizeof err);
+    check(rc == INFILE_BAD && strstr(err, "is not one-dimensional"),
+          "infile/matrix: the one-array steps still refuse it (%s)", err);
+    static const struct { const char *file, *dict, *want; } bad[] = {
+        { "m3.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1, 5), }",
+          "is not a 1-D array or a 2-D matrix in row-major order" },
+        { "mf.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 5), }",
+          "(fortran_order True) is not a 1-D array or a 2-D matrix" },
+        { "m0.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 0), }", "holds no elements" },
+        { "mbig.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 8), }",
+          "data is truncated: the header says shape (4611686018427387904, 8)" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_npy(bad[i].file, 1, bad[i].dict, v, sizeof v);
+        rc = infile_open_matrix(&f, path_of(bad[i].file), err, sizeof err);
+        check(rc == INFILE_BAD && strstr(err, bad[i].want), "infile/matrix: %s refused: '%s' (said: %s)",
+              bad[i].file, bad[i].want, err);
+    }
+}
+
 void test_infile(const char *tmpdir)
 {
     dir = tmpdir;
     test_bad();
     test_good();
+    test_matrix();
 }
