@@ -149,7 +149,7 @@ step09-needs:
 	@echo "$(STEP09_MSG)"
 endif
 
-# ---- the step on matrices (11): a sum for every row --------------------------------
+# ---- the step on matrices (11): a sum for every row (make step11) -------------------
 # It links the harness's rows/ part (run_rows) beside the core; no other step does.
 ROWS_SRCS    := $(wildcard steps/11_*.cu)
 ROWS_STEPS   := $(foreach f,$(ROWS_SRCS),step$(call num,$(f)))
