@@ -370,6 +370,7 @@ typedef struct {
     const char *input;
     uint64_t seed;
     timing_t t;
+    int kept;                  /* runs whose results were kept and checked (slots) */
     verdict_t v;
 } line_t;
 
@@ -397,7 +398,7 @@ static void print_line(const options_t *opt, const line_t *l)
                opt->warm ? "warm" : "cold");
         return;
     }
-    char timing[96] = "not timed", bw[64] = "-", worst[96], det[160];
+    char timing[96] = "not timed", bw[64] = "-", worst[96], det[200], runs[64];
     if (l->t.reps)
         snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s", l->t.median_us, l->t.min_us,
                  opt->warm ? " (warm L2)" : "");
@@ -408,14 +409,17 @@ static void print_line(const options_t *opt, const line_t *l)
     snprintf(worst, sizeof worst, "worst row %zu: err %.1e, bound %.1e", l->v.worst_row,
              l->v.worst_error, l->v.worst_bound);
 #endif
-    if (fixed)
-        snprintf(det, sizeof det, "same bits on any GPU, grid, block and batch: %s (every row, %d "
-                 "runs, %s the CPU replica)", l->v.replica_equal && l->v.distinct <= 1 ? "yes" : "NO",
-                 l->t.runs, l->v.replica_equal ? "equal to" : "not all equal to");
+    if (l->kept < l->t.runs)     /* the sums outgrew the slots: runs shared them */
+        snprintf(runs, sizeof runs, "%d runs, the last %d kept", l->t.runs, l->kept);
     else
-        snprintf(det, sizeof det, "deterministic: %s (%d runs, at most %d result%s a row)",
-                 p->step->deterministic ? "yes" : "no", l->t.runs, l->v.distinct,
-                 l->v.distinct == 1 ? "" : "s");
+        snprintf(runs, sizeof runs, "%d run%s", l->t.runs, l->t.runs == 1 ? "" : "s");
+    if (fixed)
+        snprintf(det, sizeof det, "same bits on any GPU, grid, block and batch: %s (every row, %s, "
+                 "%s the CPU replica)", l->v.replica_equal && l->v.distinct <= 1 ? "yes" : "NO", runs,
+                 l->v.replica_equal ? "equal to" : "not all equal to");
+    else
+        snprintf(det, sizeof det, "deterministic: %s (%s, at most %d result%s a row)",
+                 p->step->deterministic ? "yes" : "no", runs, l->v.distinct, l->v.distinct == 1 ? "" : "s");
     printf("%s | %s | %zu x %zu (%.2f GB%s%s) | %s | %s | %s | %s | %s\n", p->step->name,
            p->step->technique, p->L.rows, p->L.len, (double)p->n * sizeof(elem_t) / 1e9,
            strcmp(l->input, "uniform") ? ", " : "", strcmp(l->input, "uniform") ? l->input : "",
@@ -436,7 +440,7 @@ static int run_one(const rows_step_t *step, const options_t *opt, const device_t
     l.p = &p, l.dev = dev, l.seed = src->seed;
     l.input = src->file ? src->file->path : dist_info[src->dist].name;
     measure(&p.work, opt, &l.t);
-    int kept = l.t.runs < p.slots ? l.t.runs : p.slots;
+    int kept = l.kept = l.t.runs < p.slots ? l.t.runs : p.slots;
     elem_t *results = (elem_t *)malloc((size_t)kept * p.slot_stride);
     if (!results) device_fail("out of host memory for the row sums");
     CUDA_CHECK(cudaMemcpy(results, p.d_slots, (size_t)kept * p.slot_stride, cudaMemcpyDeviceToHost));
