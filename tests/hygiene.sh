@@ -212,8 +212,8 @@ esac
 rm -rf "$selftest"
 
 # ---- static analysis ---------------------------------------------------------------
-C_FILES="common/*.c common/inputs/*.c common/multi/*.c tests/*.c"
-TIDY_FILES="common/*.c common/inputs/*.c common/multi/*.c"
+C_FILES="common/*.c common/inputs/*.c common/multi/*.c common/rows/*.c tests/*.c"
+TIDY_FILES="common/*.c common/inputs/*.c common/multi/*.c common/rows/*.c"
 [ "$FULL" = 1 ] && TIDY_FILES=$C_FILES
 if command -v cppcheck >/dev/null 2>&1; then
     # Every configuration of the #ifdefs (float and exact) is checked; the

@@ -157,7 +157,7 @@ static void plan_run(plan_t *p, const options_t *opt, const device_t *dev, size_
 
 static elem_t *slot_at(const plan_t *p, int slot)
 {
-    return (elem_t *)((char *)p->d_slots + (size_t)(slot % p->slots) * p->slot_stride);
+    return p->d_slots + (size_t)(slot % p->slots) * (p->slot_stride / sizeof(elem_t));
 }
 
 /* Before every run: the scratch poisoned, and the run's slot if an earlier
@@ -174,7 +174,7 @@ static void poison(void *ctx, int slot)
 static void run_once(void *ctx, int slot, int copy)
 {
     plan_t *p = (plan_t *)ctx;
-    const elem_t *in = (const elem_t *)((const char *)p->d_in + (size_t)copy * p->stride);
+    const elem_t *in = p->d_in + (size_t)copy * (p->stride / sizeof(elem_t));
     p->step->reduce(in, slot_at(p, slot), &p->L, p->work.stream[0]);
 }
 
@@ -399,10 +399,11 @@ static void print_line(const options_t *opt, const line_t *l)
         return;
     }
     char timing[96] = "not timed", bw[64] = "-", worst[96], det[200], runs[64];
-    if (l->t.reps)
+    if (l->t.reps) {
         snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s", l->t.median_us, l->t.min_us,
                  opt->warm ? " (warm L2)" : "");
-    if (l->t.reps) snprintf(bw, sizeof bw, "%.0f GB/s, %.1f%% of peak", gbps, pct);
+        snprintf(bw, sizeof bw, "%.0f GB/s, %.1f%% of peak", gbps, pct);
+    }
 #ifdef REDUCE_EXACT
     snprintf(worst, sizeof worst, "every row its exact sum: %s", l->v.wrong ? "NO" : "yes");
 #else
