@@ -50,7 +50,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 FULL=${TEST_FULL:-1}
 if [ "$FULL" = 1 ]; then
     multi=" $(make -s --no-print-directory print-multi-steps) "      # (NCCL's steps: not sanitized here)
-    HYG_STEPS=$(for f in $(make -s --no-print-directory print-steps); do
+    HYG_STEPS=$(for f in $(make -s --no-print-directory print-steps print-rows-steps); do
                     case "$multi" in *" $f "*) ;; *) echo "$f" | sed -E 's|steps/([0-9][0-9])_.*|step\1|' ;; esac
                 done)
 else

@@ -49,6 +49,12 @@ $(HYG)/step$(1): $(2) $(HARNESS:%=$(HYG)/float/%.o) $(HEADERS)
 	$(NVCC) -O1 -std=c++20 $(SAN_XFLAGS) $(HYG_GENCODE) -o $$@ $(2) $(HARNESS:%=$(HYG)/float/%.o) $(LDLIBS)
 endef
 $(foreach f,$(STEP_SRCS),$(eval $(call HYGIENE_STEP,$(call num,$(f)),$(f))))
+# Step 11 links the harness's rows/ part too.
+define HYGIENE_ROWS_STEP
+$(HYG)/step$(1): $(2) $(HARNESS:%=$(HYG)/float/%.o) $(HYG)/float/rows/rows.o $(ROWS_HEADERS)
+	$(NVCC) -O1 -std=c++20 $(SAN_XFLAGS) $(HYG_GENCODE) -o $$@ $(2) $(HARNESS:%=$(HYG)/float/%.o) $(HYG)/float/rows/rows.o $(LDLIBS)
+endef
+$(foreach f,$(ROWS_SRCS),$(eval $(call HYGIENE_ROWS_STEP,$(call num,$(f)),$(f))))
 
 # HYG_STEPS=step00 step07 ... builds only those steps (tests/hygiene.sh's quick run).
 HYG_STEPS ?= $(STEPS)
