@@ -7,10 +7,10 @@
  * loss per sample. Who sums a row is chosen from L, so that every shape keeps
  * the whole GPU busy:
  *
- *   L <= 64        several rows a warp: a tile of W = 1, 2, ..., 16 lanes a row
+ *   L <= 128       several rows a warp: a tile of W = 1, 2, ..., 32 lanes a row
  *   L <= 4096      a warp a row (one chunk: step 08's chunk sum)
  *   longer rows    the row's chunks spread over blocks, one chunk a warp; the
- *                  row's last block to finish (step 06's ticket, one per row)
+ *                  row's last block to finish (step 06's ticket, one a row)
  *                  combines its chunk sums, as step 08's last block does
  *
  * Whoever takes it, row r is added in step 08's order for n = L: chunks of
@@ -20,11 +20,11 @@
  * batch, on the grid, the block or the GPU. The harness replays step 08's
  * order on every row (common/order.c) and requires its bits.
  *
- * Rows that do not start 16 bytes apart (L not a multiple of 4) are read one
- * element at a time, in the same order.
+ * Each kernel comes in two forms, in the same order: ALIGNED when L is a
+ * multiple of 4 (every row starts 16 bytes apart), and one for any L (load4).
  *
  * Base: steps/08_fixed_order.cu
- * Changed functions: grid_size, reduce, scratch_size.
+ * Changed functions: chunk_sum, grid_size, reduce.
  */
 #include <cooperative_groups.h>
 
@@ -35,20 +35,26 @@ namespace cg = cooperative_groups;
 #define CHUNK 4096              // elements a chunk: step 08's, part of the order
 #define LANES 32
 #define LOADS_IN_FLIGHT 8       // a lane's loads issued before its first add: speed only
-#define GROUPS 4                // short rows: row groups a warp loads at once: speed only
+#define GROUPS 8                // short rows: row groups a warp loads at once: speed only
 
 // ---- kernels ----------------------------------------------------------------
 // [begin tile_sum]
-// Vector i (elements 4i .. 4i + 3) of the row p[0..len), zeros past len: one
-// 16-byte load where p is 16-byte aligned and the vector whole.
-__device__ elem4_t load4(const elem_t *p, size_t i, size_t len)
+// Vector i < (len + 3) / 4 of p[0..len), zeros past len. ALIGNED: p is 16-byte
+// aligned and zeros follow p[len - 1] in its 16 bytes (rows of 4k elements,
+// padded levels of sums): one 16-byte load, and fewer registers than the
+// fallback needs, so more warps a multiprocessor. Otherwise one where it can.
+template <bool ALIGNED>
+__device__ elem4_t load4(const elem_t *p, unsigned i, unsigned len)
 {
-    if ((size_t)p % 16 == 0 && 4 * i + 4 <= len) return ((const elem4_t *)p)[i];
     elem4_t v = { 0, 0, 0, 0 };
-    if (4 * i + 0 < len) v.x = p[4 * i + 0];
-    if (4 * i + 1 < len) v.y = p[4 * i + 1];
-    if (4 * i + 2 < len) v.z = p[4 * i + 2];
-    if (4 * i + 3 < len) v.w = p[4 * i + 3];
+    if (ALIGNED || ((size_t)p % 16 == 0 && 4 * i + 4 <= len)) {
+        v = ((const elem4_t *)p)[i];
+    } else {
+        if (4 * i + 0 < len) v.x = p[4 * i + 0];
+        if (4 * i + 1 < len) v.y = p[4 * i + 1];
+        if (4 * i + 2 < len) v.z = p[4 * i + 2];
+        if (4 * i + 3 < len) v.w = p[4 * i + 3];
+    }
     return v;
 }
 
@@ -73,32 +79,31 @@ __device__ elem_t tile_tree(cg::thread_block_tile<32> warp, unsigned W, elem_t s
     return sum;
 }
 
-// The sum of p[0..len), len <= CHUNK, in step 08's chunk order, by a tile of
-// W lanes (W < 32 only when len <= 4 W): lane s adds vectors s, s + 32, ...
-// in sequence, each as (x + y) + (z + w). Vectors past the end are zeros, as
-// in step 08 (adding +0 changes no sum: one that starts at +0 is never -0).
-__device__ elem_t tile_sum(cg::thread_block_tile<32> warp, unsigned W, const elem_t *p, size_t len,
-                           bool active)
+// Step 08's chunk sum of p[0..len), len <= CHUNK: lane l adds vectors l, l + 32,
+// ... in sequence, each as (x + y) + (z + w), zeros past the end (+0 changes
+// no sum that starts at +0). Valid in lane 0.
+template <bool ALIGNED>
+__device__ elem_t chunk_sum(cg::thread_block_tile<32> warp, const elem_t *p, unsigned len)
 {
-    size_t s = warp.thread_rank() % W, vectors = active ? (len + 3) / 4 : 0;
+    unsigned vectors = (len + 3) / 4;
     elem_t sum = 0;
-    for (size_t j = s; j < vectors; j += LANES * LOADS_IN_FLIGHT) {
+    for (unsigned j = warp.thread_rank(); j < vectors; j += LANES * LOADS_IN_FLIGHT) {
         elem4_t v[LOADS_IN_FLIGHT];
         #pragma unroll
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            v[k] = j + LANES * k < vectors ? load4(p, j + LANES * k, len) : elem4_t{ 0, 0, 0, 0 };
+            v[k] = j + LANES * k < vectors ? load4<ALIGNED>(p, j + LANES * k, len) : elem4_t{ 0, 0, 0, 0 };
         #pragma unroll
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
             sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
-    return tile_tree(warp, W, sum);
+    return tile_tree(warp, LANES, sum);
 }
 // [end tile_sum]
 
 // [begin short_rows]
-// Rows of one chunk (len <= CHUNK): each warp takes 32 / W rows at a time, a
-// tile of W lanes each, and its next rows GROUPS groups later. Rows of at
-// most 128 elements (one vector a lane) load GROUPS groups before adding any.
+// Rows of at most 128 elements, one vector a lane: a warp takes 32 / W rows at
+// a time, a tile of W lanes each, and loads GROUPS such groups before adding.
+template <bool ALIGNED>
 __global__ void short_rows_kernel(const elem_t *in, size_t rows, size_t len, elem_t *out)
 {
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
@@ -106,35 +111,49 @@ __global__ void short_rows_kernel(const elem_t *in, size_t rows, size_t len, ele
     size_t per_warp = LANES / W, warps = (size_t)gridDim.x * warp.meta_group_size();
     size_t first = ((size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank()) * per_warp;
     for (size_t r0 = first * GROUPS; r0 < rows; r0 += warps * per_warp * GROUPS) {
-        elem_t sum[GROUPS];
-        if (len <= 4 * LANES) {
-            elem4_t v[GROUPS];
-            #pragma unroll
-            for (int g = 0; g < GROUPS; g++) {
-                size_t r = r0 + g * per_warp + lane / W;
-                v[g] = r < rows ? load4(in + r * len, lane % W, len) : elem4_t{ 0, 0, 0, 0 };
-            }
-            #pragma unroll
-            for (int g = 0; g < GROUPS; g++) {
-                sum[g] = 0;
-                sum[g] += (v[g].x + v[g].y) + (v[g].z + v[g].w);
-                sum[g] = tile_tree(warp, W, sum[g]);
-            }
-        } else {
-            for (int g = 0; g < GROUPS; g++) {
-                size_t r = r0 + g * per_warp + lane / W;
-                sum[g] = tile_sum(warp, W, in + r * len, len, r < rows);
-            }
-        }
+        elem4_t v[GROUPS];
+        #pragma unroll
         for (int g = 0; g < GROUPS; g++) {
             size_t r = r0 + g * per_warp + lane / W;
-            if (lane % W == 0 && r < rows) out[r] = sum[g];
+            bool in_row = r < rows && 4 * (lane % W) < len;
+            v[g] = in_row ? load4<ALIGNED>(in + r * len, lane % W, len) : elem4_t{ 0, 0, 0, 0 };
+        }
+        #pragma unroll
+        for (int g = 0; g < GROUPS; g++) {
+            size_t r = r0 + g * per_warp + lane / W;
+            elem_t sum = 0;
+            sum += (v[g].x + v[g].y) + (v[g].z + v[g].w);
+            sum = tile_tree(warp, W, sum);
+            if (lane % W == 0 && r < rows) out[r] = sum;
         }
     }
 }
 // [end short_rows]
 
+// [begin warp_rows]
+// Rows of 129 to CHUNK elements, one chunk: warp w sums rows w, w + warps, ...
+template <bool ALIGNED>
+__global__ void warp_rows_kernel(const elem_t *in, size_t rows, size_t len, elem_t *out)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    size_t warps = (size_t)gridDim.x * warp.meta_group_size();
+    for (size_t r = (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank(); r < rows; r += warps) {
+        elem_t s = chunk_sum<ALIGNED>(warp, in + r * len, len);
+        if (warp.thread_rank() == 0) out[r] = s;
+    }
+}
+// [end warp_rows]
+
 // [begin long_rows]
+// Sum c of a level of m, stored by lane 0; the level's last vector is padded
+// with zeros, so that its sums are read as ALIGNED.
+__device__ void store_sum(cg::thread_block_tile<32> warp, elem_t *level, size_t c, size_t m, elem_t s)
+{
+    if (warp.thread_rank() != 0) return;
+    level[c] = s;
+    for (size_t pad = m; c == m - 1 && pad % 4; pad++) level[pad] = 0;
+}
+
 // Step 08's levels over one row's m >= 2 chunk sums, by one block; each
 // level's sums follow the level below, 16-byte aligned.
 __device__ void combine_row(cg::thread_block block, elem_t *level, size_t m, elem_t *out)
@@ -145,18 +164,20 @@ __device__ void combine_row(cg::thread_block block, elem_t *level, size_t m, ele
         elem_t *next = level + (m + 3) / 4 * 4;
         for (size_t c = warp.meta_group_rank(); c < up; c += warp.meta_group_size()) {
             size_t left = m - c * CHUNK;
-            elem_t s = tile_sum(warp, LANES, level + c * CHUNK, left < CHUNK ? left : CHUNK, true);
-            if (warp.thread_rank() == 0) *(up == 1 ? out : next + c) = s;
+            elem_t s = chunk_sum<true>(warp, level + c * CHUNK, left < CHUNK ? left : CHUNK);
+            if (up > 1) store_sum(warp, next, c, up, s);
+            else if (warp.thread_rank() == 0) *out = s;
         }
         block.sync();                         // this level is written: the next may read it
         level = next;
     }
 }
 
-// Rows longer than a chunk, cut into parts of one chunk a warp: block b of
-// the grid takes parts b, b + gridDim.x, ... (part u is row u / parts). A
-// row's chunk sums go to its own stretch of sums; the last of its parts to
-// finish combines them.
+// Longer rows, in parts of one chunk a warp: block b takes parts b, b + gridDim.x,
+// ..., the rows interleaved (part u is part u / rows of row u % rows) so that
+// the rows' combines run side by side at the end. A row's chunk sums go to its
+// own stretch of sums; the last of its parts to finish combines them.
+template <bool ALIGNED>
 __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size_t parts,
                                  elem_t *sums, size_t row_sums, unsigned *tickets, elem_t *out)
 {
@@ -165,12 +186,12 @@ __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     size_t chunks = (len + CHUNK - 1) / CHUNK;
     for (size_t u = blockIdx.x; u < rows * parts; u += gridDim.x) {
-        size_t row = u / parts, c = u % parts * warp.meta_group_size() + warp.meta_group_rank();
+        size_t row = u % rows, c = u / rows * warp.meta_group_size() + warp.meta_group_rank();
         elem_t *level = sums + row * row_sums;
         if (c < chunks) {
             size_t left = len - c * CHUNK;
-            elem_t s = tile_sum(warp, LANES, in + row * len + c * CHUNK, left < CHUNK ? left : CHUNK, true);
-            if (warp.thread_rank() == 0) level[c] = s;
+            elem_t s = chunk_sum<ALIGNED>(warp, in + row * len + c * CHUNK, left < CHUNK ? left : CHUNK);
+            store_sum(warp, level, c, chunks, s);
         }
         if (parts > 1)
             __threadfence();                  // release: this part's chunk sums before its ticket
@@ -191,51 +212,60 @@ __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size
 
 // ---- launcher ---------------------------------------------------------------
 // [begin launcher]
-static size_t chunks_of(size_t len) { return div_up(len, CHUNK); }
+#define SHORT_ROWS (4 * LANES)  // rows up to one vector a lane: short_rows_kernel
 
 // Parts a long row is cut into: one chunk a warp.
-static size_t parts_of(const rows_launch_t *L) { return div_up(chunks_of(L->len), L->block / LANES); }
+static size_t parts_of(const rows_launch_t *L) { return div_up(div_up(L->len, CHUNK), L->block / LANES); }
 
 // A long row's stretch of sums: every level with more than one, each 16-byte aligned.
 static size_t row_sums(size_t len)
 {
     size_t elems = 0;
-    for (size_t m = chunks_of(len); m > 1; m = div_up(m, CHUNK)) elems += div_up(m, 4) * 4;
+    for (size_t m = div_up(len, CHUNK); m > 1; m = div_up(m, CHUNK)) elems += div_up(m, 4) * 4;
     return elems;
+}
+
+static const void *kernel_of(const rows_launch_t *L)     // L->len's, for the occupancy
+{
+    bool a = L->len % 4 == 0;
+    if (L->len <= SHORT_ROWS) return a ? (const void *)short_rows_kernel<true> : (const void *)short_rows_kernel<false>;
+    if (L->len <= CHUNK) return a ? (const void *)warp_rows_kernel<true> : (const void *)warp_rows_kernel<false>;
+    return a ? (const void *)long_rows_kernel<true> : (const void *)long_rows_kernel<false>;
 }
 
 // As many blocks as fit on the GPU at once, no more than there is work for.
 static size_t grid_size(const rows_launch_t *L)
 {
     int per_sm = 0;
-    bool short_rows = L->len <= CHUNK;
-    if (short_rows)
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, short_rows_kernel, L->block, 0));
-    else
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, long_rows_kernel, L->block, 0));
-    size_t rows_a_block = (size_t)L->block / LANES * (LANES / tile_width(L->len)) * GROUPS;
-    size_t needed = short_rows ? div_up(L->rows, rows_a_block) : L->rows * parts_of(L);
+    size_t warps = L->block / LANES, needed;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_of(L), L->block, 0));
+    if (L->len <= SHORT_ROWS) needed = div_up(L->rows, warps * (LANES / tile_width(L->len)) * GROUPS);
+    else if (L->len <= CHUNK) needed = div_up(L->rows, warps);
+    else needed = L->rows * parts_of(L);
     return min_size((size_t)per_sm * L->sm_count, needed);
 }
 
-static size_t scratch_size(const rows_launch_t *L)
-{
-    return L->len <= CHUNK ? 0 : L->rows * row_sums(L->len) * sizeof(elem_t);
-}
+// Long rows only: their sums, and a ticket a row.
+static size_t scratch_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * row_sums(L->len) * sizeof(elem_t); }
+static size_t state_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * sizeof(unsigned); }
 
-static size_t state_size(const rows_launch_t *L)
+template <bool ALIGNED>
+static void launch(const elem_t *d_in, elem_t *d_out, const rows_launch_t *L, cudaStream_t stream)
 {
-    return L->len <= CHUNK ? 0 : L->rows * sizeof(unsigned);    // a ticket a row
+    if (L->len <= SHORT_ROWS)
+        short_rows_kernel<ALIGNED><<<L->grid, L->block, 0, stream>>>(d_in, L->rows, L->len, d_out);
+    else if (L->len <= CHUNK)
+        warp_rows_kernel<ALIGNED><<<L->grid, L->block, 0, stream>>>(d_in, L->rows, L->len, d_out);
+    else
+        long_rows_kernel<ALIGNED><<<L->grid, L->block, 0, stream>>>(d_in, L->rows, L->len, parts_of(L),
+                                                                    (elem_t *)L->scratch, row_sums(L->len),
+                                                                    (unsigned *)L->state, d_out);
 }
 
 static void reduce(const elem_t *d_in, elem_t *d_out, const rows_launch_t *L, cudaStream_t stream)
 {
-    if (L->len <= CHUNK)
-        short_rows_kernel<<<L->grid, L->block, 0, stream>>>(d_in, L->rows, L->len, d_out);
-    else
-        long_rows_kernel<<<L->grid, L->block, 0, stream>>>(d_in, L->rows, L->len, parts_of(L),
-                                                           (elem_t *)L->scratch, row_sums(L->len),
-                                                           (unsigned *)L->state, d_out);
+    if (L->len % 4 == 0) launch<true>(d_in, d_out, L, stream);
+    else launch<false>(d_in, d_out, L, stream);
     CUDA_CHECK(cudaGetLastError());
 }
 // [end launcher]
