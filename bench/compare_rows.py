@@ -4,6 +4,8 @@ every row of a matrix of 2^28 floats at every row length, cold L2.
 
     python3 bench/compare_rows.py                  measure, write results/<gpu>/rows.*
     python3 bench/compare_rows.py --from DIR       only the table and the plot, from DIR/rows.csv
+    python3 bench/compare_rows.py --only 11_rows   measure these programs again (comma-separated
+                                                   names of rows.csv), keep the others' rows
 
 Programs: ./step11; CUB's DeviceSegmentedReduce::Sum with offsets
 (build/bench/cub_rows) and with fixed-size segments (build/bench/cub_rows_fixed,
@@ -50,11 +52,34 @@ def power(n):
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 and n >= 4096 else str(n)
 
 
-def measure():
-    """Every program at every shape; returns the results directory."""
+def save(rows, fields, kept):
+    """rows.csv: the rows measured so far, after the kept rows of programs not measured again."""
+    out = os.path.join(ROOT, "results", slug(rows[0]["device"]))
+    os.makedirs(out, exist_ok=True)
+    old = os.path.join(out, "rows.csv")
+    if kept and os.path.exists(old):
+        with open(old, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["step"] not in kept] + rows
+    with open(old, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    return out
+
+
+def measure(only):
+    """Every program (or those named in only) at every shape; rows.csv is
+    written after each program, so that a run cut short keeps what it measured.
+    Returns the results directory."""
     shapes = ",".join(f"{r}x{l}" for r, l in SHAPES)
-    rows, fields = [], None
+    rows, fields, out = [], None, None
+    unknown = set(only) - {name for name, _, _ in PROGRAMS}
+    if unknown:
+        sys.exit(f"compare-rows: --only: no program named {', '.join(sorted(unknown))} "
+                 f"(names: {', '.join(n for n, _, _ in PROGRAMS)})")
     for name, _, cmd in PROGRAMS:
+        if only and name not in only:
+            continue
         if not cmd[0].startswith("python3") and not os.path.exists(os.path.join(ROOT, cmd[0])):
             progress(f"SKIP {name}: {cmd[0]} is not built (make step11 bench)")
             continue
@@ -65,14 +90,10 @@ def measure():
         progress(f"  {name}: {len(got)} rows in {time.time() - t0:.0f} s {note}")
         rows += got
         fields = fields or (list(got[0].keys()) if got else None)
+        if rows:
+            out = save(rows, fields, set(only))
     if not rows:
         sys.exit("compare-rows: nothing was measured")
-    out = os.path.join(ROOT, "results", slug(rows[0]["device"]))
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "rows.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
     return out
 
 
@@ -143,8 +164,10 @@ def plot(out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--from", dest="from_dir", help="only the table and the plot, from DIR/rows.csv")
+    ap.add_argument("--only", default="", help="measure only these programs (names as in rows.csv, "
+                    "comma-separated); the others' rows are kept from rows.csv")
     a = ap.parse_args()
-    out = a.from_dir or measure()
+    out = a.from_dir or measure([n for n in a.only.split(",") if n])
     print(table(out))
     print(plot(out))
 

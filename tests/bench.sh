@@ -135,6 +135,29 @@ for d in results/*/ tests/fixtures/results/*/; do
     fi
     rm -rf "$tmp"
 done
+# A sum for every row (make compare-rows): rows.md is what rows.csv gives,
+# for every GPU and for the docs tests' fixture (the caption names the CSV).
+for d in results/*/ tests/fixtures/results/*/; do
+    [ -f "$d/rows.csv" ] && [ -f "$d/rows.md" ] || continue
+    name=${d%/}
+    tmp=$(mktemp -d)
+    for f in rows.csv ceiling.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    if ! python3 bench/compare_rows.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+        echo "FAIL bench/$name/rows.md: $(tail -1 "$tmp/err")"
+    elif sed "s|[^\`]*/rows.csv|$name/rows.csv|" "$tmp/rows.md" | cmp -s - "$d/rows.md"; then
+        echo "PASS bench/$name/rows.md is what rows.csv gives"
+    else
+        echo "FAIL bench/$name/rows.md differs from what rows.csv gives (run python3 bench/compare_rows.py --from $name)"
+    fi
+    rm -rf "$tmp"
+done
+if out=$(python3 bench/compare_rows.py --only no_such_program 2>&1); then
+    echo "FAIL bench/compare-rows/only-unknown: accepted an unknown program name"
+elif echo "$out" | grep -q "no program named no_such_program"; then
+    echo "PASS bench/compare-rows/only-unknown: an unknown --only name is refused, with the names it knows"
+else
+    echo "FAIL bench/compare-rows/only-unknown: $(echo "$out" | tail -1)"
+fi
 # The small sizes (make clusters): clusters.md is what its CSVs give, for
 # every GPU and for the docs tests' fixture.
 for d in results/*/ tests/fixtures/results/*/; do
