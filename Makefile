@@ -300,8 +300,9 @@ compare: all bench
 	$(if $(ONLY),,python3 bench/compare_rows.py)
 # Step 11 beside CUB's segmented sums, torch and cupy: a sum for every row of
 # 2^28 floats at every row length (results/<gpu>/rows.csv, rows.md, rows.svg).
+# ONLY=11_rows,cub_segmented measures those alone, the others' rows kept.
 compare-rows: $(ROWS_STEPS) bench
-	python3 bench/compare_rows.py
+	python3 bench/compare_rows.py $(if $(ONLY),--only '$(ONLY)')
 # Every program's error against the exact sum on every input, n = 2^10 to 2^24
 # (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv, accuracy-INPUT.svg);
 # and what each input costs the sums that must not depend on it (inputs_cost.csv).
