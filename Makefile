@@ -375,10 +375,16 @@ ncu profile:
 	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2
 	@exit 1
 else
-ncu profile: step$(STEP)
+ncu: step$(STEP)
 	@$(NO_GPU_MSG)
 	ncu --clock-control none --metrics $(subst $(space),$(comma),$(strip $(NCU_METRICS))) \
 	    ./step$(STEP) --n '$(NCU_N)' --check-only
+# Every step and CUB at a few sizes under Nsight Compute, with each kernel's
+# SASS counts: results/<gpu>/profile.csv, the evidence the chapters quote for
+# why a step is faster. ONLY=07,08 profiles those alone, the others' rows kept.
+profile: all bench
+	@$(NO_GPU_MSG)
+	python3 bench/profile.py $(if $(ONLY),--only '$(ONLY)')
 endif
 
 # The machine code of one step, float and exact, with loads, shuffles, REDUX,
@@ -444,8 +450,9 @@ help:
 	@echo "                      and 2^28 (results/<gpu>/inputs_cost.csv)"
 	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)"
 	@echo "  make readme-table   regenerate README.md's step table from results/"
-	@echo "  make profile STEP=06  (GPU) Nsight Compute: time, DRAM throughput, occupancy, stalls"
-	@echo "  make ncu STEP=06    (GPU) the same as make profile"
+	@echo "  make profile        (GPU) Nsight Compute on every step and CUB at 2^16, 2^20, 2^28 (step 11:"
+	@echo "                      six shapes), with SASS counts: results/<gpu>/profile.csv; ONLY=07,08"
+	@echo "  make ncu STEP=06    (GPU) Nsight Compute on one step: time, DRAM throughput, occupancy, stalls"
 	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
 	@echo "The lab: the experiments behind the numbers, one folder each (lab/README.md)"
 	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
