@@ -21,6 +21,12 @@
 #   docs/page-numbers   every measured number on a built page comes from a CSV
 #                       through the filter (a span.measured or a generated
 #                       block), and no worked example reports a run
+#   docs/sources        every address to another site (docs/, course/, README.md,
+#                       answers/, the lab's READMEs, results/NOTES.md) is well
+#                       formed (https, a host, nothing of the sentence in it),
+#                       every source docs/sources.tsv lists is linked on each
+#                       page that names it, and course/ holds at least 40 such
+#                       links (tests/links.py; offline)
 #   docs/readme         every link in README.md resolves, and its list of options
 #                       is the one ./step03 --help prints
 #   docs/lab-links      every link in the lab's READMEs (lab/, lab/<question>/) resolves
@@ -99,6 +105,9 @@ check docs/numbers $CHECK numbers $CHAPTERS results/NOTES.md
 # programs' own output, harris_racecheck.txt, included).
 check docs/peaks $CHECK peaks course/*.md README.md results/*.md $(ls results/*/*.md results/*/*.txt 2>/dev/null)
 check docs/exercises $CHECK exercises $CHAPTERS
+# Links to other texts: their form, each named source linked, at least 40 in
+# course/ (offline: nothing is fetched).
+check docs/sources python3 tests/links.py
 
 # course/: fresh against its sources, and every link in it leads somewhere.
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
@@ -178,6 +187,22 @@ if [ "$($CHECK exercises "$tmp/ex.md" 2>/dev/null | grep -c .)" != 2 ]; then
     fail docs/self-test/exercises "an answer without a link and a link to a missing answer were not both caught"
 else
     pass docs/self-test/exercises
+fi
+# The link check catches a malformed address and a named source left
+# unlinked, passes the same page written right, and counts course/'s links.
+mkdir -p "$tmp/links"
+printf 'See [the slides](http://developer.download.nvidia.com/assets/cuda/files/reduction.pdf.) and\nthe PTX ISA, and [a page](https://example.com/x).\n' >"$tmp/links/bad.md"
+printf 'See [the slides](https://developer.download.nvidia.com/assets/cuda/files/reduction.pdf) and\nthe [PTX ISA](https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#memory-consistency-model).\n' >"$tmp/links/good.md"
+bad=$(python3 tests/links.py --course "" "$tmp/links/bad.md" 2>/dev/null)
+if ! python3 tests/links.py --course "" "$tmp/links/good.md" >/dev/null 2>&1; then
+    fail docs/self-test/sources "a page with well-formed links to the sources it names was refused: $(python3 tests/links.py --course "" "$tmp/links/good.md" 2>/dev/null | head -2 | tr '\n' ' ')"
+elif ! echo "$bad" | grep -q 'scheme http, not https' || ! echo "$bad" | grep -q "ends in '.'" ||
+        ! echo "$bad" | grep -q 'placeholder host' || ! echo "$bad" | grep -q 'names PTX ISA .* does not link'; then
+    fail docs/self-test/sources "http, a trailing dot, example.com and an unlinked PTX ISA were not all caught: $(echo "$bad" | tr '\n' ' ')"
+elif python3 tests/links.py --course "$tmp/links" --min 40 "$tmp/links/good.md" >/dev/null 2>&1; then
+    fail docs/self-test/sources "a course folder with 3 links passed the 40-link minimum"
+else
+    pass docs/self-test/sources
 fi
 mkdir -p "$tmp/course"
 printf '# course/ was made from these files by `make course`, with pandoc 0\n%s  steps/00_naive.cu\n' \
