@@ -73,7 +73,9 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         input matches a file without that column as uniform. where= may
         also ask for a number above or below a value, "step=cub,ulp_error>0.5";
         agg="count" then counts, among the rows the "=" conditions pick,
-        those that pass the others (0 if none)
+        those that pass the others (0 if none). over="WHERE": this row's
+        value divided by that of the first row matching WHERE (fmt ratio by
+        default: 1.08×)
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in lab/harris/harris_g80.csv):
@@ -142,8 +144,8 @@ chapter = "answer" and answer-file = answers/NAME it builds the page of one
 exercise answer.
 
 Written as Markdown (pandoc -t gfm, for course/), the same chapters come out
-plain: no divs or spans, exercises as quotes, superscripts as GitHub shows
-them (2<sup>24</sup>), links to NAME.md with GitHub's anchors, charts as SVG
+plain: no divs or spans, exercises and asides as quotes, superscripts as
+GitHub shows them (2<sup>24</sup>), links to NAME.md with GitHub's anchors, charts as SVG
 files in course-dir/charts/,
 figures and plots linked where they are committed. Links written as
 ../answers/FILE (or ../other/FILE) stay as they are there; on the HTML pages
@@ -1180,6 +1182,11 @@ local function measure(el)
       local values = {}
       for _, r in ipairs(matched) do values[#values + 1] = num(r[col]) end
       text = format_value(aggregate(values, a["agg"]), a["fmt"] or "%.3g")
+    elseif a["over"] then
+      -- This row's value over another row's, of the same file and column.
+      local other = matching_rows(rows, a["over"])
+      if #other == 0 or not num(text) or not num(other[1][col]) then return missing end
+      text = format_value(num(text) / num(other[1][col]), a["fmt"] or "ratio")
     elseif a["fmt"] and num(text) then
       text = format_value(num(text), a["fmt"])
     end
@@ -1998,7 +2005,7 @@ end
 local md_final = {
   Div = function(el)
     if el.classes:includes("web-only") then return {} end
-    if el.classes:includes("exercise") then return pandoc.BlockQuote(el.content) end
+    if el.classes:includes("exercise") or el.classes:includes("aside") then return pandoc.BlockQuote(el.content) end
     return el.content
   end,
   Span = function(el) return el.content end,
