@@ -62,7 +62,8 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         and floor_gbps (with n: the read-only kernel at n, floor.csv),
         empty (the empty kernel of floor.csv), below (of="floor" or
         "empty": a clause saying how far any program's median falls below
-        it); cache="warm": from compare-warm.csv
+        it); cache="warm": from compare-warm.csv; gpu="nvidia-h200": from
+        that GPU's results (the first GPU's otherwise)
   []{.m file="tuning/round1.csv" where="step=07_cooperative,block=256" col="sum"}
         one column of the first row of results/<gpu>/FILE that matches where=,
         in the first results/<gpu>/ that has FILE (or gpu="nvidia-h200");
@@ -1191,6 +1192,14 @@ local function measure(el)
       text = format_value(num(text), a["fmt"])
     end
     return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
+  end
+  -- gpu="nvidia-h200": that GPU's results, not the first GPU's.
+  if a["gpu"] then
+    dir = nil
+    for _, d in ipairs(dirs) do
+      if d:match("([^/]+)$") == a["gpu"] then dir = d end
+    end
+    if not dir then return missing end
   end
   local function shown(text) return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" })) end
   if v == "ceiling" or v == "launch" then
