@@ -130,13 +130,16 @@ def read_sources(path):
     return sources
 
 
-def satisfies(link, url):
-    """Does a link to LINK count as one to the source at URL?"""
-    if link == url:
-        return True
-    if not link.startswith(url):
-        return False
-    return url.endswith("/") or link[len(url)] == "#"
+def satisfies(link, urls):
+    """Does a link to LINK count as one to the source at URLS (one or more
+    addresses, separated by " | ": the same document in another place)?
+    A folder's index.html and the folder itself are one address."""
+    link = link.replace("/index.html", "/")
+    for url in urls.split(" | "):
+        url = url.replace("/index.html", "/")
+        if link == url or (link.startswith(url) and (url.endswith("/") or link[len(url)] == "#")):
+            return True
+    return False
 
 
 def prose(text):
