@@ -18,12 +18,12 @@ PANDOC   ?= pandoc
 RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 
-# Reading order: the introduction, one chapter per step, the comparison, the
-# appendices (Cooperative Groups; the small sizes: clusters, memcpy_async and
-# flag words; Harris's seven kernels; the measurement notes, from
-# results/NOTES.md).
+# Reading order: the introduction, the primer (CUDA for a C programmer), one
+# chapter per step, the comparison, the appendices (Cooperative Groups; the
+# small sizes: clusters, memcpy_async and flag words; Harris's seven kernels;
+# the measurement notes, from results/NOTES.md), the glossary.
 DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS))))
-DOCS_CHAPTERS := intro $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes
+DOCS_CHAPTERS := intro primer $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes glossary
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
@@ -174,7 +174,11 @@ $(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGU
 print-course-inputs:
 	@echo $(sort $(COURSE_INPUTS))
 
+# The chapters in reading order (tests/terms.py walks them).
+print-chapters:
+	@echo $(DOCS_CHAPTERS)
+
 docs-clean:
 	rm -rf $(DOCS_OUT)
 
-.PHONY: docs docs-pages docs-clean course lab-page print-course-inputs
+.PHONY: docs docs-pages docs-clean course lab-page print-course-inputs print-chapters

@@ -7,6 +7,10 @@
 #   docs/refs           every include, snippet marker and diff in the chapters resolves
 #   docs/answers        every answer file an exercise names exists
 #   docs/exercises      every exercise links to its answer, and the target exists
+#   docs/terms          no chapter uses a CUDA term (kernel, grid, block, thread,
+#                       warp, SM, global and shared memory, stream ...) before the
+#                       primer explains it, unless its first use links there; the
+#                       primer and the glossary explain each (tests/terms.py)
 #   docs/course-fresh   course/ (the chapters as Markdown) was made from the
 #                       sources as they are now: no step, chapter or result
 #                       changed since (course/sources.sha256)
@@ -108,6 +112,11 @@ check docs/exercises $CHECK exercises $CHAPTERS
 # Links to other texts: their form, each named source linked, at least 40 in
 # course/ (offline: nothing is fetched).
 check docs/sources python3 tests/links.py
+# Every CUDA term taught before it is used, in the reading order of docs/docs.mk;
+# and the check catches each kind of fault planted in a copy of the chapters.
+READING_ORDER=$($MAKE -s print-chapters)
+check docs/terms python3 tests/terms.py docs $READING_ORDER
+check docs/self-test/terms python3 tests/terms.py --self-test docs $READING_ORDER
 
 # course/: fresh against its sources, and every link in it leads somewhere.
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
