@@ -409,9 +409,9 @@ clean:
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-10 as ./step00 ... ./step10 (float); make -j2 (or -j\$$(nproc))"
+	@echo "  make [all]          steps 00-11 as ./step00 ... ./step11 (float); make -j2 (or -j\$$(nproc))"
 	@echo "                      builds side by side"
-	@echo "                      (steps 09 and 10 need NCCL and MPI; without them make says so and goes on)"
+	@echo "                      (step 09 needs NCCL and MPI; without them make says so and goes on)"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"

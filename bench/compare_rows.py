@@ -37,7 +37,18 @@ PROGRAMS = [          # (name in rows.csv, label, command)
     ("torch.sum(dim=1)", "torch.sum(dim=1)", ["python3", "bench/torch_rows.py", "--lib", "torch"]),
     ("cupy.sum(axis=1)", "cupy.sum(axis=1)", ["python3", "bench/torch_rows.py", "--lib", "cupy"]),
 ]
-COLOURS = ["#ff7788", "#000000", "#005555", "#555577", "#552211"]    # as bench/plots.py draws them
+# Each series its own colour, line and marker, so that one drawn over another
+# still shows: CUB fixed-size and cupy lie on each other for short rows, cupy
+# and CUB offsets for long ones, so those three differ in width and dashes too
+# (the wide lines drawn first), and their markers in shape and size.
+STYLES = {            # name in rows.csv: gnuplot's line colour, width, dash type, point type, point size
+    "11_rows": ("#d62728", 3, 1, 7, 1.0),              # red, solid, filled circle
+    "cub_segmented": ("#000000", 5, 1, 4, 1.5),        # black, wide, open square
+    "cub_segmented_fixed": ("#56b4e9", 7, 1, 6, 1.9),  # light blue, widest, large open circle
+    "torch.sum(dim=1)": ("#009e73", 2, 2, 8, 1.3),     # green, dashed, open triangle
+    "cupy.sum(axis=1)": ("#e69f00", 2, 4, 13, 1.0),    # orange, dotted, filled pentagon
+}
+DRAW_ORDER = ["cub_segmented_fixed", "cub_segmented", "11_rows", "torch.sum(dim=1)", "cupy.sum(axis=1)"]
 
 
 def progress(msg):
@@ -131,34 +142,45 @@ def table(out):
 
 
 def plot(out):
-    """rows.svg: GB/s (bytes read and written) against L, one line a program."""
+    """rows.svg: GB/s (bytes read and written) against L, one line a program. Drawn to be read on
+    a phone: 480 px wide at 16 px, a phone shows it at about 11 px."""
     if not shutil.which("gnuplot"):
         return "compare-rows: gnuplot is not installed (apt-get install gnuplot-nox); no rows.svg"
     rows, by, ceiling = load(out)
     data = os.path.join(out, "rows.dat")
-    series = []
+    labels = {name: label for name, label, _ in PROGRAMS}
+    plots = []
     with open(data, "w") as f:
-        for (name, label, _), colour in zip(PROGRAMS, COLOURS):
+        index = 0
+        for name in DRAW_ORDER:
             pts = sorted((L, float(r["gbps"])) for (n, L), r in by.items() if n == name and int(r["rows"]) * L <= N)
             if not pts:
                 continue
-            series.append((label, colour))
             f.write("".join(f"{L} {g}\n" for L, g in pts) + "\n\n")
-    plots = [f"'{data}' index {i} with linespoints lw 2 lc rgb '{c}' pt {i + 4} title '{label}'"
-             for i, (label, c) in enumerate(series)]
+            colour, width, dashes, point, size = STYLES[name]
+            plots.append(f"'{data}' index {index} with linespoints lc rgb '{colour}' lw {width} dt {dashes} "
+                         f"pt {point} ps {size} title '{labels[name]}'")
+            index += 1
     if ceiling:
         plots.append(f"{ceiling} with lines lc rgb '#888888' dt 3 lw 2 title 'read ceiling'")
     script = [
-        "set terminal svg size 820,600 dynamic enhanced font 'sans,16' background rgb 'white'",
+        "set terminal svg size 480,620 fixed enhanced font 'sans,16' background rgb 'white'",
         f"set output '{os.path.join(out, 'rows.svg')}'",
-        f"set title 'A sum for every row, 2^{{28}} floats in all, on {rows[0]['device']}'",
-        "set logscale x 2", "set format x '2^{%L}'", "set xlabel 'L (elements a row)'",
-        "set logscale y 10", "set ylabel 'GB/s (bytes read and written / median time)'",
-        "set key below", "set grid", "plot " + ", ".join(plots),
+        f"set title 'A sum a row, 2^28 floats in all, {short_device(rows[0]['device'])}' noenhanced",
+        "set logscale x 2", "set xtics ('1' 1, '2^8' 2**8, '2^16' 2**16, '2^24' 2**24) noenhanced", "set xlabel 'L (elements a row)'",
+        "set logscale y 10", "set format y '%g'", "set ylabel 'GB/s (read + written)' offset 1,0",
+        "set yrange [8:12000]", "set lmargin 9", "set rmargin 2",
+        "set key outside below center horizontal Left reverse maxcols 2 samplen 1.5 width -5",
+        "set grid", "plot " + ", ".join(plots),
     ]
     p = subprocess.run(["gnuplot"], input="\n".join(script), text=True, capture_output=True)
     os.remove(data)
     return "compare-rows: rows.svg drawn" if p.returncode == 0 else f"compare-rows: gnuplot failed: {p.stderr[:200]}"
+
+
+def short_device(device):
+    """"NVIDIA H200" -> "H200"."""
+    return device.replace("NVIDIA ", "")
 
 
 def main():

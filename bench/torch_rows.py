@@ -4,7 +4,7 @@ torch.sum(x, dim=1) and cupy.sum(x, axis=1) on a float32 R x L CUDA matrix,
 timed as the rows harness times a step.
 
     python3 bench/torch_rows.py --lib torch --shape 4096x4096,16x2^20 [--seed 1] [--reps 20] [--csv]
-    python3 bench/torch_rows.py --lib cupy --shape 1000x4096 --batch-invariance
+    python3 bench/torch_rows.py --lib torch,cupy --shape 1000x4096 --batch-invariance
 
 The input is the harness's: the array that steps 00-10 sum, read as a
 row-major R x L matrix (row r is elements [r L, r L + L)), drawn on the CPU
@@ -24,7 +24,8 @@ and Rump, 2013: it holds for any order of additions).
 other rows were summed with it? It sums the first 7 rows alone, as a batch
 of 7 and within the whole matrix, and counts the rows whose bits differ.
 Then the same with the matrix stored column-major (x.T made contiguous, the
-rows summed down its columns with .sum(dim=0)).
+rows summed down its columns with .sum(dim=0)). It runs every library that
+--lib names (torch,cupy: both, one after the other); timing takes one.
 
 If NumPy or the library is missing, or cannot run here: one SKIP line on
 stderr, no rows, exit 0.
@@ -175,7 +176,8 @@ def start(name):
 def main():
     ap = argparse.ArgumentParser(description="torch.sum(x, dim=1) or cupy.sum(x, axis=1), timed as the "
                                              "rows harness times a step")
-    ap.add_argument("--lib", choices=["torch", "cupy"], required=True)
+    ap.add_argument("--lib", required=True,
+                    help="torch or cupy; with --batch-invariance, several: torch,cupy")
     ap.add_argument("--shape", default="4096x4096", help="RxL[,RxL...]; sides like 2^20, 4096, 1000")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=20)
@@ -185,6 +187,11 @@ def main():
     ap.add_argument("--batch-invariance", action="store_true",
                     help="the first 7 rows summed alone, in a batch of 7 and in all R (one shape)")
     a = ap.parse_args()
+    names = a.lib.split(",")
+    if not names or any(n not in ("torch", "cupy") for n in names) or len(set(names)) != len(names):
+        ap.error(f"--lib: torch, cupy or torch,cupy, not {a.lib!r}")
+    if len(names) > 1 and not a.batch_invariance:
+        ap.error("--lib names one library, except with --batch-invariance")
     shapes = [parse_shape(t) for t in a.shape.split(",")]
     try:
         np = importlib.import_module("numpy")
@@ -195,13 +202,13 @@ def main():
     if a.batch_invariance:
         if len(shapes) != 1:
             ap.error("--batch-invariance takes one shape")
-        libs = [lib for lib in map(start, ["torch", "cupy"] if a.lib == "cupy" else ["torch"]) if lib]
+        libs = [lib for lib in map(start, names) if lib]
         if libs:
             print("lib,L,rows_checked,batch_sizes,rows_with_more_than_one_result,max_ulp_apart")
         for lib in libs:
             batch_invariance(lib, np, *shapes[0], a.seed, out)
         return 0
-    lib = start(a.lib)
+    lib = start(names[0])
     if lib is None:
         return 0
     print(HEADER)

@@ -12,7 +12,8 @@ things:
   - nothing that must be seen is cut by such a box at its first position:
     a figure, plot or chart (img, svg) whole, legend and all; in a table of
     results, the columns n, program, median time and vs CUB, the
-    first column, and the caption's every line. Code, and the other columns
+    first column, and the caption's every line; in a table made to fit
+    (fit="yes": class "fit"), every column. Code, and the other columns
     of a wide table, may scroll.
 
 Prints one line per page and width with a problem, then a summary; exits 1
@@ -64,9 +65,10 @@ window.addEventListener('load', function () { setTimeout(function () {
   var KEY = /^(n|program|median time|vs CUB)$/;
   document.querySelectorAll('.results table').forEach(function (t) {
     var row = t.tHead && t.tHead.rows[0], name = t.caption ? words(t.caption) : words(t);
+    var all = t.closest('.fit') !== null;
     if (row) for (var k = 0; k < row.cells.length; k++) {
       var c = row.cells[k], text = words(c);
-      if ((k === 0 || KEY.test(text)) && cut(c.getBoundingClientRect(), c))
+      if ((all || k === 0 || KEY.test(text)) && cut(c.getBoundingClientRect(), c))
         hidden.push('column "' + text + '" of the table "' + name + '" cut');
     }
     if (t.caption) {

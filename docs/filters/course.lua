@@ -40,9 +40,12 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
   ```   any CSV of results/<gpu>/ as a table: a row per value of rows=, a
         column per value of cols=, the median of value= in each cell
         (agg= for max, min, mean, count; fmt: time, gbps, pct, ratio, ulp,
-        rel, size or a printf format; col-format="size"; col-label, row-label)
+        rel, size or a printf format; col-format="size"; col-label, row-label;
+        columns="11_rows cub_segmented": only those columns, in that order;
+        fit="yes": every column in sight on a phone, as tests/widths.py checks)
   ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result"}
   ```   the rows of any CSV that match where=, those columns, as they are
+        (fit="yes" as for a pivot)
   ```{.accuracy input="cancel" sizes="2^10 2^20 2^24"}
   ```   one input's rows of accuracy.csv (uniform by default): each
         program's median error in ulp of the correctly rounded sum over the
@@ -281,8 +284,10 @@ local function include(el)
   local body = table.concat(kept, "\n")
   local classes = el.classes:filter(function(c) return c ~= "include" end)
   if #classes == 0 then classes = { "cpp" } end
-  local where = string.format("%s, lines %d–%d", path, first, last)
-  local caption = pandoc.Para({ pandoc.Code(path), pandoc.Str(string.format(", lines %d–%d", first, last)) })
+  -- "line 58" for one line, "lines 42–57" for more.
+  local span = first == last and string.format("line %d", first) or string.format("lines %d–%d", first, last)
+  local where = path .. ", " .. span
+  local caption = pandoc.Para({ pandoc.Code(path), pandoc.Str(", " .. span) })
   return pandoc.Div({ caption, pandoc.CodeBlock(body, pandoc.Attr(el.identifier, classes)) },
                     pandoc.Attr("", { "listing" }, { { "title", where } }))
 end
@@ -409,9 +414,10 @@ local function pct_text(p)
   return string.format(p < 1 and "%.2f%%" or "%.1f%%", p)
 end
 
--- Ratios: 1.23×; far below 1, as a fraction (1/1943).
+-- Ratios, one form at every size: 1.23×, 0.74×, 0.062×, 0.00074× (two
+-- significant digits below 0.1), 12.3×, 1351×.
 local function ratio_text(r)
-  if r < 0.1 then return string.format("1/%.0f", 1 / r) end
+  if r < 0.1 then return string.format("%.2g×", r) end
   if r >= 100 then return string.format("%.0f×", r) end
   if r >= 10 then return string.format("%.1f×", r) end
   return string.format("%.2f×", r)
@@ -571,8 +577,11 @@ local function programs(rows)
   return list
 end
 
+-- A program's name in a table: its id in the CSVs, but for CUB's calls,
+-- named as the text names them.
+local display_names = { cub = "CUB", cub_segmented = "CUB offsets", cub_segmented_fixed = "CUB fixed-size" }
 local function short(step)
-  return step == "cub" and "CUB" or step
+  return display_names[step] or step
 end
 
 -- A program the course knows, a step with a chapter ("08", "08_fixed_order")
@@ -892,6 +901,13 @@ local function distinct(rows, col)
   return list
 end
 
+-- fit="yes" on a table from a CSV: every column of it in sight on a phone,
+-- none a scroll away (class "fit": tests/widths.py checks it at 390 px).
+local function fit_classes(a, classes)
+  if a["fit"] == "yes" then classes[#classes + 1] = "fit" end
+  return classes
+end
+
 -- ```{.pivot file="claims.csv" where="claim=D,n=16777216" rows="step" cols="param"
 --     value="median_us" fmt="time" col-label="tile" caption="..." make="claims"}
 -- One table per results/<gpu>/ with the file: a row per value of rows= (one
@@ -922,8 +938,16 @@ local function pivot(el)
       end
       local header, align, body = { a["row-label"] or "program" }, { ":--" }, {}
       local cols = distinct(rows, ccol)
+      if a["columns"] then      -- only these values of cols=, in this order
+        local have = {}
+        for _, c in ipairs(cols) do have[c] = true end
+        cols = {}
+        for _, c in ipairs(words(a["columns"])) do
+          if have[c] then cols[#cols + 1] = c end
+        end
+      end
       for _, c in ipairs(cols) do
-        local label = a["col-format"] == "size" and size_md(tonumber(c)) or c
+        local label = a["col-format"] == "size" and size_md(tonumber(c)) or short(c)
         header[#header + 1] = (a["col-label"] and (a["col-label"] .. " ") or "") .. label
         align[#align + 1] = "--:"
       end
@@ -943,7 +967,7 @@ local function pivot(el)
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
+  return pandoc.Div(blocks, pandoc.Attr("", fit_classes(a, { "results" })))
 end
 
 
@@ -978,7 +1002,7 @@ local function csv_table(el)
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results", "words" }))
+  return pandoc.Div(blocks, pandoc.Attr("", fit_classes(a, { "results", "words" })))
 end
 
 -- ```{.accuracy input="cancel" sizes="2^10 2^18 2^24" rel="2^24" depth="yes"}
@@ -1262,7 +1286,8 @@ local function measure(el)
   elseif v == "bound" then text = string.format("%.2g", tonumber(r.bound))
   elseif v == "error" then text = string.format("%.2g", tonumber(r.error))
   elseif v == "gadds" then
-    text = string.format("%.2f billion", tonumber(r.n) / (tonumber(r.median_us) * 1e-6) / 1e9)
+    -- A rate, to about three significant digits: 0.57 billion, 620 billion.
+    text = gbps_text(tonumber(r.n) / (tonumber(r.median_us) * 1e-6) / 1e9) .. " billion"
   elseif v == "pct_ceiling" then
     local c = read_csv(dir .. "/ceiling.csv")
     local read
@@ -2018,6 +2043,19 @@ local md_final = {
     return el.content
   end,
   Span = function(el) return el.content end,
+  -- A table's caption above it, as a listing's is and as the HTML pages
+  -- show it (GitHub's Markdown has no captions: Pandoc would write it below).
+  Table = function(el)
+    local cap = el.caption and el.caption.long or {}
+    if #cap == 0 then return el end
+    local out = {}
+    for _, b in ipairs(cap) do
+      out[#out + 1] = b.t == "Plain" and pandoc.Para(b.content) or b
+    end
+    el.caption = { long = {}, short = nil }
+    out[#out + 1] = el
+    return out
+  end,
   Superscript = function(el)
     return pandoc.RawInline("html", "<sup>" .. stringify(el.content) .. "</sup>")
   end,
