@@ -415,6 +415,7 @@ help:
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
 	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
 	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"
+	@echo "  make answers-rows   step 11's answers only (a softmax, bf16 rows), in $(BUILD)/answers/"
 	@echo "  make bench          the CUB baselines and the bandwidth ceiling, in $(BUILD)/bench/"
 	@echo "  make clean          remove what the build made"
 	@echo "  make help           this list"

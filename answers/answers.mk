@@ -1,6 +1,7 @@
 # answers.mk: the exercise answers, included by the main Makefile.
 #
 #   make answers                          every answer, in build/answers/
+#   make answers-rows                     step 11's (11_softmax, 11_bf16)
 #   build/answers/00_racy --n 2^20        run one
 #
 # Each answer is a full program on the harness, built with the steps' flags,
@@ -12,7 +13,8 @@ ANSWER_NAMES := 00_racy 01_racy_shared 04_warp_aggregated \
                 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition \
                 06_no_fence 06_acq_rel 07_normalize 07_plain_launch 07_stride_bug \
                 07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point \
-                10_group64 10_group64_span24 flag_block0 flag_no_clear cluster_occupancy
+                10_group64 10_group64_span24 flag_block0 flag_no_clear cluster_occupancy \
+                11_softmax 11_softmax_pad0 11_bf16
 
 # Most answers are answers/NAME.cu. These are another answer's source built
 # with a switch, so that the two versions stay one diff apart.
@@ -25,14 +27,19 @@ flags_07_compensated_front   := -DFRONT_ONLY
 # Step 10's test for the fast path kept with a group of 64: wrong on purpose.
 src_10_group64_span24        := 10_group64
 flags_10_group64_span24      := -DGROUP64_SPAN=24
+# The softmax with the row's end padded with 0 where it takes -inf: wrong on purpose.
+src_11_softmax_pad0          := 11_softmax
+flags_11_softmax_pad0        := -DPAD=0.0f
 
 # 07_normalize divides by the sum, which has no meaning for the modular
 # integers of the exact build, and 07_plain_launch never gets to a sum; the
 # answers of the appendix on small sizes that are not sums (cluster_occupancy)
 # or are wrong on purpose in a way the element type does not change
-# (flag_no_clear), and step 10's fast path with a span too wide (the exact
-# build has no fast path): they are built for float only.
-ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch 10_group64_span24 flag_no_clear cluster_occupancy
+# (flag_no_clear), step 10's fast path with a span too wide (the exact
+# build has no fast path), and step 11's answers, a softmax and bf16 rows
+# (their input is floats by nature): they are built for float only.
+ANSWERS_FLOAT_ONLY := 07_normalize 07_plain_launch 10_group64_span24 flag_no_clear cluster_occupancy \
+                      11_softmax 11_softmax_pad0 11_bf16
 
 ANSWERS_DIR := $(BUILD)/answers
 answer_src = answers/$(or $(src_$(1)),$(1)).cu
@@ -84,6 +91,11 @@ endif
 
 answers: $(ANSWERS)
 
+# Step 11's answers that are programs: the build tier of the tests builds
+# them, GPU or not (tests/run), and tests/answers_rows.sh runs them.
+ANSWERS_ROWS := $(addprefix $(ANSWERS_DIR)/,11_softmax 11_softmax_pad0 11_bf16)
+answers-rows: $(ANSWERS_ROWS)
+
 # Answers that must be clean under all four compute-sanitizer tools (float
 # builds, like the steps). Left out on purpose: 00_racy and 01_racy_shared
 # (races are their lesson), 06_no_fence (a missing fence, its lesson),
@@ -94,4 +106,4 @@ SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved 
                   04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \
                   08_chunk_2048 08_fixed_point flag_block0)
 
-.PHONY: answers
+.PHONY: answers answers-rows

@@ -33,6 +33,8 @@
 #                 an error of at most half an ulp)
 #   small-sizes   the answers of the appendix on small sizes (flag_block0,
 #                 flag_no_clear, cluster_occupancy): tests/answers_small.sh
+#   rows          step 11's answers, a softmax (with a mutant padded with 0)
+#                 and bf16 rows: tests/answers_rows.sh
 #   allreduce     09_allreduce (step 09 with ncclAllReduce of the shards'
 #                 totals), where step 09 is built: on one GPU, step 08's bits
 #                 (the replica's) at every size, float and exact; on two GPUs
@@ -486,3 +488,6 @@ done
 
 # ---- small-sizes ------------------------------------------------------------------
 bash tests/answers_small.sh
+
+# ---- rows ---------------------------------------------------------------------
+bash tests/answers_rows.sh
