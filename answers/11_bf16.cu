@@ -326,6 +326,7 @@ typedef struct {
     int shapes;
     uint64_t seed;
     dist_t input;
+    int csv;                    // --csv: one CSV row a shape instead of the line
     options_t run;              // what the harness's driver reads: reps, check_only
 } options;
 
@@ -469,12 +470,18 @@ static int run_shape(const device_t *dev, size_t rows, size_t len, const options
     if (t.reps)
         snprintf(timing, sizeof timing, "median %.2f us, min %.2f us | %.0f GB/s, %.1f%% of peak", t.median_us,
                  t.min_us, gbps, dev->peak_gbps > 0 ? 100 * gbps / dev->peak_gbps : 0.0);
-    printf("11_bf16 | %zu x %zu bf16, %s (%.2f GB) | %s | ulps from the exact sum: median %.0f, most %.0f (row %zu, "
-           "exact sum %.2e, error %.1e, bound %.1e) | every row the CPU replica's bits: %s, the same bits every "
-           "run: %s (%d run%s) | %s\n", rows, len, dist_info[o->input].name, 2.0 * rows * len / 1e9, timing,
-           v.median_ulps, v.worst_ulps, v.worst_row, v.worst_exact, v.worst_error, v.worst_bound,
-           v.replica_equal ? "yes" : "NO", v.runs_equal ? "yes" : "NO", t.runs, t.runs == 1 ? "" : "s",
-           v.wrong || left ? "WRONG" : "OK");
+    if (o->csv)
+        printf("11_bf16,%s,%zu,%zu,%s,%llu,%d,%.3f,%.3f,%.1f,%.0f,%.0f,%.3g,%s,%s\n", dev->name, rows, len,
+               dist_info[o->input].name, (unsigned long long)o->seed, t.reps, t.median_us, t.min_us, gbps,
+               v.median_ulps, v.worst_ulps, v.worst_error, v.replica_equal ? "equal" : "different",
+               v.wrong || left ? "WRONG" : "OK");
+    else
+        printf("11_bf16 | %zu x %zu bf16, %s (%.2f GB) | %s | ulps from the exact sum: median %.0f, most %.0f "
+               "(row %zu, exact sum %.2e, error %.1e, bound %.1e) | every row the CPU replica's bits: %s, the same "
+               "bits every run: %s (%d run%s) | %s\n", rows, len, dist_info[o->input].name, 2.0 * rows * len / 1e9,
+               timing, v.median_ulps, v.worst_ulps, v.worst_row, v.worst_exact, v.worst_error, v.worst_bound,
+               v.replica_equal ? "yes" : "NO", v.runs_equal ? "yes" : "NO", t.runs, t.runs == 1 ? "" : "s",
+               v.wrong || left ? "WRONG" : "OK");
     if (left) fprintf(stderr, "11_bf16: %zu x %zu: %zu row tickets left changed\n", rows, len, left);
     if (v.wrong)
         fprintf(stderr, "11_bf16: %zu x %zu: row %zu gave %.9g, the replica of the order %.9g; %zu row%s wrong\n",
@@ -505,6 +512,7 @@ static void help(const char *argv0)
     printf("  --reps R              timed runs after the warm-up (default %d, fewer if one\n"
            "                        run takes over 0.1 s)\n"
            "  --check-only          one run, checked, not timed\n"
+           "  --csv                 a CSV header, then one row a shape (results/<gpu>/bf16_rows.csv)\n"
            "  --help                this text\n"
            "Exit status: 0 every row right, 1 some wrong, 2 bad usage, 3 a CUDA problem.\n", DEFAULT_REPS);
 }
@@ -566,6 +574,7 @@ static int parse_options(int argc, char **argv, options *o)
         size_t name = eq ? (size_t)(eq - a) : strlen(a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return help(argv[0]), EXIT_OK;
         if (!strcmp(a, "--check-only")) { o->run.check_only = 1; continue; }
+        if (!strcmp(a, "--csv")) { o->csv = 1; continue; }
         if (!is(a, name, "--shape") && !is(a, name, "--seed") && !is(a, name, "--input") && !is(a, name, "--reps"))
             snprintf(why, sizeof why, "unknown option '%s'", a);
         else if (!val)
@@ -588,6 +597,9 @@ int main(int argc, char **argv)
     device_t dev;
     count_devices();
     open_device_id(&dev, 0);
+    if (o.csv)
+        printf("step,device,rows,len,input,seed,reps,median_us,min_us,gbps,median_ulps,worst_ulps,worst_error,"
+               "replica,status\n");
     for (int s = 0; s < o.shapes; s++) {
         int r = run_shape(&dev, o.shape[s][0], o.shape[s][1], &o);
         if (r > rc) rc = r;
