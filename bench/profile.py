@@ -201,14 +201,8 @@ def sass_counts(binary):
     return result
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", help="programs to profile (e.g. 07,08,cub); the other rows are kept")
-    ap.add_argument("--out", help="the CSV to write (default results/<gpu>/profile.csv)")
-    ap.add_argument("--list", action="store_true", help="print the runs and exit")
-    ap.add_argument("--extra", action="append", default=[], metavar="NAME=COMMAND",
-                    help="also profile COMMAND (a lab variant) as program NAME, at 2^16, 2^20 and 2^28")
-    a = ap.parse_args()
+def chosen_runs(a, ap):
+    """The runs --only and --extra ask for, and the programs whose rows they replace."""
     only = set(a.only.split(",")) if a.only else None
     runs = [r for r in RUNS if not only or r[0] in only]
     for e in a.extra:
@@ -217,6 +211,18 @@ def main():
             ap.error(f"--extra {e}: give NAME=COMMAND")
         runs.append((name, cmd, SIZES))
         only = only | {name} if only else None
+    return runs, only
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", help="programs to profile (e.g. 07,08,cub); the other rows are kept")
+    ap.add_argument("--out", help="the CSV to write (default results/<gpu>/profile.csv)")
+    ap.add_argument("--list", action="store_true", help="print the runs and exit")
+    ap.add_argument("--extra", action="append", default=[], metavar="NAME=COMMAND",
+                    help="also profile COMMAND (a lab variant) as program NAME, at 2^16, 2^20 and 2^28")
+    a = ap.parse_args()
+    runs, only = chosen_runs(a, ap)
     if a.list:
         for prog, cmd, sizes in runs:
             print(prog, cmd, " ".join(sizes))
