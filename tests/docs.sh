@@ -41,6 +41,9 @@
 #                       lab's page)
 #   docs/numbers        no measured number typed by hand in the chapters or
 #                       in results/NOTES.md
+#   docs/evidence       every chapter from 01 on quotes the profiler's evidence,
+#                       results/<gpu>/profile.csv (make profile), through the
+#                       filter at least once
 #   docs/peaks          each GPU has one nominal peak on every page and in
 #                       every results file
 #   docs/build          make docs succeeds with no warning (Pandoc --fail-if-warnings)
@@ -105,6 +108,10 @@ fi
 # results/NOTES.md too: the notes page includes it, and its numbers come
 # from the same files through the same spans.
 check docs/numbers $CHECK numbers $CHAPTERS results/NOTES.md
+# The causes are measured: every step's chapter after step 00's reads
+# profile.csv (Nsight Compute's counters and the SASS counts), so that the
+# evidence cannot silently drop out of a chapter.
+check docs/evidence $CHECK evidence $(ls docs/[0-9][0-9]_*.md | grep -v '^docs/00_')
 # One nominal peak per GPU, on every page and in every results file (the
 # programs' own output, harris_racecheck.txt, included).
 check docs/peaks $CHECK peaks course/*.md README.md results/*.md $(ls results/*/*.md results/*/*.txt 2>/dev/null)
@@ -184,6 +191,16 @@ if [ -z "$device" ] || $CHECK peaks "$tmp/peaks.md" >/dev/null 2>&1; then
     fail docs/self-test/peaks "two nominal peaks for ${device:-(no GPU in results/)} were not caught"
 else
     pass docs/self-test/peaks
+fi
+printf 'It waits on loads (*long_scoreboard*).\n\n```text\n[]{.m file="profile.csv" col="top_stall"}\n```\n' >"$tmp/noevidence.md"
+printf 'It waits on\n[]{.m file="profile.csv" gpu="nvidia-h200"\nwhere="program=02,size=2^28" col="top_stall"}.\n' >"$tmp/evidence.md"
+printf '```{.csv-table file="profile.csv" where="program=11" cols="size dram_pct"}\n```\n' >"$tmp/evidence_table.md"
+if $CHECK evidence "$tmp/noevidence.md" >/dev/null 2>&1; then
+    fail docs/self-test/evidence "a chapter that quotes profile.csv only inside a code block passed"
+elif ! $CHECK evidence "$tmp/evidence.md" "$tmp/evidence_table.md" >/dev/null 2>&1; then
+    fail docs/self-test/evidence "a span across lines and a csv-table of profile.csv were not both counted"
+else
+    pass docs/self-test/evidence
 fi
 printf '```{.cpp include="steps/00_naive.cu" snippet="no_such_marker"}\n```\n' >"$tmp/ref.md"
 if $CHECK refs "$tmp/ref.md" >/dev/null 2>&1; then

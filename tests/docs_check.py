@@ -18,6 +18,10 @@
     docs_check.py notation DIR|FILE    tables and generated blocks in DIR/*.html
                                        (and table rows in DIR/*.md, or FILE.md)
                                        write powers, µs and × as the chapters do
+    docs_check.py evidence FILE.md...  each chapter reads the profiler's evidence,
+                                       results/<gpu>/profile.csv, through the
+                                       filter at least once: a []{.m file=...}
+                                       span, a {.pivot} or a {.csv-table}
 
 Each prints one line per problem on stdout and exits 1 if there was any, 0 if
 none. A summary goes to stderr.
@@ -536,6 +540,26 @@ def check_links(root):
     return problems, f"{checked} links in {len(pages)} pages"
 
 
+# ---- evidence -------------------------------------------------------------------
+# A chapter's causes are measurements (make profile): it quotes profile.csv
+# through the filter, so that the evidence cannot drop out of it unseen.
+EVIDENCE_FILE = "profile.csv"
+EVIDENCE_SPAN = re.compile(r'\[[^\]]*\]\{\.m\b[^}]*\bfile="' + re.escape(EVIDENCE_FILE) + '"')
+
+
+def check_evidence(files):
+    problems = []
+    for md in files:
+        prose = "\n".join(line for _, line in prose_lines(md))
+        reads = len(EVIDENCE_SPAN.findall(prose))
+        reads += sum(1 for _, a in fence_attrs(md)
+                     if re.search(r"(?:^|\s)\.(?:pivot|csv-table)\b", a) and attr(a, "file") == EVIDENCE_FILE)
+        if not reads:
+            problems.append(f"{md}: reads nothing of {EVIDENCE_FILE}: back its causes with []{{.m file=\"{EVIDENCE_FILE}\" ...}} "
+                            "(make profile), a {.pivot} or a {.csv-table} of it")
+    return problems, f"{len(files)} chapters read {EVIDENCE_FILE}" if not problems else f"{len(files)} chapters"
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
@@ -551,9 +575,9 @@ def main():
         problems, summary = check_page_numbers(args[0])
     elif cmd == "exercises":
         problems, summary = check_exercises(args)
-    elif cmd in ("refs", "answers", "numbers", "peaks"):
+    elif cmd in ("refs", "answers", "numbers", "peaks", "evidence"):
         problems, summary = {"refs": check_refs, "answers": check_answers, "numbers": check_numbers,
-                             "peaks": check_peaks}[cmd](args)
+                             "peaks": check_peaks, "evidence": check_evidence}[cmd](args)
     else:
         print(f"docs_check.py: unknown check '{cmd}'", file=sys.stderr)
         return 2
