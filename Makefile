@@ -80,30 +80,31 @@ $(BUILD)/gencode: FORCE
 	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
 
 # ---- the steps ----------------------------------------------------------------
-# steps/NN_name.cu -> ./stepNN (float) and build/exact/stepNN (uint32).
-# A new step goes in this list (tests/run checks that none is missing).
-STEPS     := step00 step01 step02 step03 step04 step05 step06 step07 step08 step10
-STEP_SRCS := $(foreach s,$(STEPS),$(wildcard steps/$(patsubst step%,%,$(s))_*.cu))
-num        = $(firstword $(subst _, ,$(notdir $(1))))
-EXACT     := $(STEPS:%=$(BUILD)/exact/%)
+# Every steps/NN_name.cu is a step: ./stepNN (float) and build/exact/stepNN
+# (uint32). A step that links more than the harness's core names its part
+# here by its number; the others need nothing.
+MULTI_NUMS := 09    # several GPUs: common/multi/, NCCL and MPI
+ROWS_NUMS  := 11    # a sum for every row of a matrix: common/rows/
+num         = $(firstword $(subst _, ,$(notdir $(1))))
+srcs_of     = $(foreach n,$(1),$(wildcard steps/$(n)_*.cu))
+MULTI_SRCS := $(call srcs_of,$(MULTI_NUMS))
+ROWS_SRCS  := $(call srcs_of,$(ROWS_NUMS))
+STEP_SRCS  := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
+steps_of    = $(foreach f,$(1),step$(call num,$(f)))
+STEPS      := $(call steps_of,$(STEP_SRCS))
+MULTI_STEPS := $(call steps_of,$(MULTI_SRCS))
+ROWS_STEPS := $(call steps_of,$(ROWS_SRCS))
+EXACT      := $(STEPS:%=$(BUILD)/exact/%)
+ALL_STEPS  := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))
+FIRST_NUM  := $(patsubst step%,%,$(firstword $(ALL_STEPS)))
+LAST_NUM   := $(patsubst step%,%,$(lastword $(ALL_STEPS)))
 
-define STEP_RULES
-step$(1): $(2) $(FLOAT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(LDLIBS)
-$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(LDLIBS)
-endef
-$(foreach f,$(STEP_SRCS),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
-
-# ---- the step on several GPUs (09), with NCCL and MPI ---------------------------
-# NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
-# starts one process a GPU. Without either, everything else still builds, and
-# make says once what step 09 (and the answers on several GPUs, among them
-# step 10's exact sum on several: answers/10_multi_gpu.cu) need. Only
-# common/multi/, step 09 and those answers use them.
-MULTI_STEPS := step09
-MULTI_SRCS  := $(wildcard steps/09_*.cu)
+# The step on several GPUs: NCCL comes with the CUDA Toolkit or the system;
+# MPI (Open MPI's mpicc) only starts one process a GPU. Without either,
+# everything else still builds, and make says once what step 09 and the
+# answers on several GPUs (among them step 10's exact sum on several,
+# answers/10_multi_gpu.cu) need. Only common/multi/, step 09 and those
+# answers use them.
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
 NCCL_INC    ?= $(firstword $(foreach d,$(nccl_dirs),$(if $(wildcard $(d)/include/nccl.h),$(d)/include)))
 NCCL_LIBDIR ?= $(firstword $(foreach d,$(nccl_dirs:%=%/lib64) $(nccl_dirs:%=%/lib) /usr/lib/x86_64-linux-gnu \
@@ -112,7 +113,8 @@ MPI_CFLAGS  ?= $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS    ?= $(shell mpicc --showme:link 2>/dev/null)
 STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, or apt-get install libnccl-dev)) \
                 $(if $(MPI_LIBS),,MPI (Open MPI's mpicc: apt-get install libopenmpi-dev))
-STEP09_MSG  := step09 and the answers on several GPUs need $(strip $(STEP09_NEEDS)), which this machine lacks; steps 00-08 and 10 build without them
+STEP09_MSG  := $(MULTI_STEPS) and the answers on several GPUs need $(strip $(STEP09_NEEDS)), which this \
+               machine lacks; the other steps build without them
 MULTI_PARTS := team shard multi
 MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MULTI_LINK = -L$(NCCL_LIBDIR) -lnccl $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
@@ -127,47 +129,47 @@ $(eval $(call MULTI_OBJ_RULES,float,))
 $(eval $(call MULTI_OBJ_RULES,exact,-DREDUCE_EXACT))
 MULTI_OBJS_FLOAT := $(MULTI_PARTS:%=$(BUILD)/float/multi/%.o)
 MULTI_OBJS_EXACT := $(MULTI_PARTS:%=$(BUILD)/exact/multi/%.o)
+ROWS_HEADERS := $(HEADERS) common/rows/rows.h
+$(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
 
-ifeq ($(strip $(STEP09_NEEDS)),)
-# MULTI_RULES(name, source): ./stepNN and build/exact/stepNN, with NCCL and MPI.
-define MULTI_RULES
-step$(1): $(2) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(MULTI_OBJS_FLOAT) $(LDLIBS) $(MULTI_LINK)
-$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(MULTI_HEADERS) $(STEP_HEADERS) $(BUILD)/gencode
+# What step NN adds to the core: objects (float or exact), compiler flags, link flags, headers.
+part_objs    = $(if $(filter $(1),$(MULTI_NUMS)),$(MULTI_PARTS:%=$(BUILD)/$(2)/multi/%.o)) \
+               $(if $(filter $(1),$(ROWS_NUMS)),$(BUILD)/$(2)/rows/rows.o)
+part_flags   = $(if $(filter $(1),$(MULTI_NUMS)),-I$(NCCL_INC))
+part_link    = $(if $(filter $(1),$(MULTI_NUMS)),$(MULTI_LINK))
+part_headers = $(if $(filter $(1),$(MULTI_NUMS)),$(MULTI_HEADERS),$(if $(filter $(1),$(ROWS_NUMS)),$(ROWS_HEADERS),$(HEADERS)))
+
+# STEP_RULES(NN, source): ./stepNN and build/exact/stepNN.
+define STEP_RULES
+step$(1): $(2) $(FLOAT_OBJS) $(call part_objs,$(1),float) $(call part_headers,$(1)) $(STEP_HEADERS) $(BUILD)/gencode
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(call part_flags,$(1)) $(GENCODE) -o $$@ $(2) $(strip $(FLOAT_OBJS) $(call part_objs,$(1),float)) $(LDLIBS) $(call part_link,$(1))
+$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(call part_objs,$(1),exact) $(call part_headers,$(1)) $(STEP_HEADERS) $(BUILD)/gencode
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -I$(NCCL_INC) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(MULTI_OBJS_EXACT) $(LDLIBS) $(MULTI_LINK)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(call part_flags,$(1)) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(strip $(EXACT_OBJS) $(call part_objs,$(1),exact)) $(LDLIBS) $(call part_link,$(1))
 endef
-$(foreach f,$(MULTI_SRCS),$(eval $(call MULTI_RULES,$(call num,$(f)),$(f))))
-BUILT_STEPS := $(STEPS) $(MULTI_STEPS)
-else
+BUILDABLE := $(STEP_SRCS) $(ROWS_SRCS) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_SRCS))
+$(foreach f,$(BUILDABLE),$(eval $(call STEP_RULES,$(call num,$(f)),$(f))))
+BUILT_STEPS := $(call steps_of,$(BUILDABLE))
+ifneq ($(strip $(STEP09_NEEDS)),)
 .PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%)
 $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
 	@echo "$(STEP09_MSG)" >&2
 	@exit 1
-BUILT_STEPS := $(STEPS) step09-needs
+BUILT_STEPS += step09-needs
 step09-needs:
 	@echo "$(STEP09_MSG)"
 endif
 
-# ---- the step on matrices (11): a sum for every row (make step11) -------------------
-# It links the harness's rows/ part (run_rows) beside the core; no other step does.
-ROWS_SRCS    := $(wildcard steps/11_*.cu)
-ROWS_STEPS   := $(foreach f,$(ROWS_SRCS),step$(call num,$(f)))
-ROWS_HEADERS := $(HEADERS) common/rows/rows.h
-$(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
-define ROWS_RULES
-step$(1): $(2) $(FLOAT_OBJS) $(BUILD)/float/rows/rows.o $(ROWS_HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -o $$@ $(2) $(FLOAT_OBJS) $(BUILD)/float/rows/rows.o $(LDLIBS)
-$(BUILD)/exact/step$(1): $(2) $(EXACT_OBJS) $(BUILD)/exact/rows/rows.o $(ROWS_HEADERS) $(BUILD)/gencode
-	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -DREDUCE_EXACT $(GENCODE) -o $$@ $(2) $(EXACT_OBJS) $(BUILD)/exact/rows/rows.o $(LDLIBS)
-endef
-$(foreach f,$(ROWS_SRCS),$(eval $(call ROWS_RULES,$(call num,$(f)),$(f))))
-BUILT_STEPS += $(ROWS_STEPS)
-
 .DEFAULT_GOAL := all
 all: $(BUILT_STEPS)
-exact: $(EXACT) $(ROWS_STEPS:%=$(BUILD)/exact/%) $(if $(strip $(STEP09_NEEDS)),,$(MULTI_STEPS:%=$(BUILD)/exact/%))
+# Without a GPU and without ARCH, say once what a build of the steps costs.
+ifeq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
+ifneq ($(filter all exact answers $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS),$(or $(MAKECMDGOALS),all)),)
+$(info make: no GPU found, so this builds for $(words $(FAT)) architectures ($(FAT:%=sm_%)), which is slow; \
+  ARCH=sm_90 builds for one (sm_80: A100, sm_89: RTX 40xx, sm_90: H100 and H200))
+endif
+endif
+exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))
 
 # Targets of the course text, the exercise answers, the tests and the lab's
 # experiments (lab/<question>/) live beside what they build.
@@ -404,12 +406,12 @@ print-multi-flags:
 	@$(if $(strip $(STEP09_NEEDS)),true,echo -I$(NCCL_INC) $(MPI_CFLAGS))
 
 clean:
-	rm -rf $(BUILD) $(STEPS) $(MULTI_STEPS)
+	rm -rf $(BUILD) $(ALL_STEPS)
 
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
-	@echo "  make [all]          steps 00-11 as ./step00 ... ./step11 (float); make -j2 (or -j\$$(nproc))"
+	@echo "  make [all]          steps $(FIRST_NUM)-$(LAST_NUM) as ./step$(FIRST_NUM) ... ./step$(LAST_NUM) (float); make -j2 (or -j\$$(nproc))"
 	@echo "                      builds side by side"
 	@echo "                      (step 09 needs NCCL and MPI; without them make says so and goes on)"
 	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
@@ -429,6 +431,8 @@ help:
 	@echo "                      clusters, claims, faults, several GPUs, the largest sizes"
 	@echo "  make unit           build the host unit tests only (make test T=unit builds and runs them)"
 	@echo "  make mutants        build the broken kernels the GPU tests must catch, in $(BUILD)/mutants/"
+	@echo "  make ranks-programs build step 10 on several GPUs (answers/10_multi_gpu.cu), which the GPU"
+	@echo "                      group ranks runs beside step 09 (needs NCCL and MPI)"
 	@echo "  make sanitize       (GPU) compute-sanitizer memcheck, racecheck, synccheck, initcheck"
 	@echo "  make test-large     (GPU) every step at n = 2^31+7, 3*2^30 and 2^32+3"
 	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"
@@ -482,7 +486,7 @@ FORCE:
 # not a match-anything rule: that one would also give its recipe to targets
 # that have prerequisites and no recipe of their own (multi-tests).
 .DEFAULT:
-	$(error make $@: no such step or target; the steps are $(firstword $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))) to $(lastword $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))) (make step03); make help lists the others)
+	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
 print-gpu-targets:
 	@echo $(GPU_TARGETS)
 .PHONY: all exact unit mutants bench print-cccl compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table test test-full print-gpu-targets sanitize print-sanitize-extra print-steps print-rows-steps print-multi-steps print-multi-flags step09-needs ncu profile sass clean help FORCE

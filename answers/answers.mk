@@ -90,6 +90,9 @@ $(ANSWERS_DIR)/09_allreduce $(ANSWERS_DIR)/09_allreduce_exact \
 endif
 
 answers: $(ANSWERS)
+# What the quick GPU group `ranks` runs beside step 09: step 10 on several
+# GPUs (tests/multi.sh); nothing where NCCL or MPI is missing.
+ranks-programs: $(if $(strip $(STEP09_NEEDS)),,$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact)
 
 # Step 11's answers that are programs: the build tier of the tests builds
 # them, GPU or not (tests/run), and tests/answers_rows.sh runs them.
@@ -106,4 +109,4 @@ SANITIZE_EXTRA += $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved 
                   04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \
                   08_chunk_2048 08_fixed_point flag_block0)
 
-.PHONY: answers answers-rows
+.PHONY: answers answers-rows ranks-programs

@@ -120,7 +120,7 @@ V10=build/tests/10_multi_gpu_virtual
 M10=build/answers/10_multi_gpu
 built10() {
     [ -x $M10 ] && [ -x ${M10}_exact ] && [ -x $V10 ] && [ -x ${V10}_exact ] && return 0
-    echo "SKIP $group/step10: answers/10_multi_gpu.cu or its tests' builds are not built (make answers multi-tests)"
+    echo "SKIP $group/step10: answers/10_multi_gpu.cu or its tests' builds are not built (make ranks-programs multi-tests)"
     return 1
 }
 S10=1,2,3,31,32,33,4095,4096,4097,65537,10^6+3,2^24+1
