@@ -79,7 +79,10 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         agg="count" then counts, among the rows the "=" conditions pick,
         those that pass the others (0 if none). over="WHERE": this row's
         value divided by that of the first row matching WHERE (fmt ratio by
-        default: 1.08×)
+        default: 1.08×); per="COL": divided by another column of the
+        same row (fmt="pct": in percent); agg="sum" too; unit="GB/s" (or
+        "×") after the number; gpu="all": the value on every GPU, each named;
+        path="lab/harris/harris_g80.csv": a file of the tree, not of results/
 
 Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
 figures from the slides in lab/harris/harris_g80.csv):
@@ -90,20 +93,6 @@ figures from the slides in lab/harris/harris_g80.csv):
   ```{.harris-racecheck}  every results/<gpu>/harris_racecheck.txt, as printed
                         (summary="yes": each run's command, first warning and
                         summary line; gpus="first": the first GPU's only)
-  []{.harris-m label="harris_7_grid64" n="2^22" l2="cold" v="gbps"}
-        one number of the first harris.csv; label: harris_1 ... harris_6,
-        harris_7 (its own grid), harris_7_grid64, harris_7_grid256, or a step
-        (01_shared_memory ...); n defaults to 2^22, l2 to cold; v: median,
-        gbps, pct, grid, block, speedup (with than="LABEL"), vs_g80 (the
-        G80's time for that kernel / this one); without a label: device,
-        sms, cc; without n: runs (checked, over every row of the label) and
-        wrong_at (the sizes where a run was wrong, or "none"); warm_speedup
-        (the time with the input not in L2 / the time with it in L2);
-        gpu="all": the value on every GPU, each named (first GPU's alone
-        otherwise)
-  []{.harris-m g80="7" v="time"}
-        one of the slides' figures: time, gbps, pct, step, cumulative; with
-        any g80=, also peak and device
 
 The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
 clusters_floor.csv, latency.csv, clusters.md) has its own elements, in

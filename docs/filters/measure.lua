@@ -32,6 +32,35 @@ end
 later_columns = { input = true, sum_hex = true, reference_hex = true, overflow = true,
                         abs_sum = true, rel_error = true }
 
+-- gpu="all" with file=: the number on every GPU that has the file, each
+-- named: "1.36× on the H100 80GB HBM3 and 1.35× on the H200".
+function on_every_gpu(el)
+  local out = {}
+  local function words_of(text)
+    for w in text:gmatch("%S+") do
+      if #out > 0 and out[#out].t ~= "Space" then out[#out + 1] = pandoc.Space() end
+      out[#out + 1] = pandoc.Str(w)
+    end
+  end
+  local dirs = {}
+  for _, dir in ipairs(gpu_dirs()) do
+    if read_csv(dir .. "/" .. el.attributes["file"]) then dirs[#dirs + 1] = dir end
+  end
+  if #dirs == 0 then return pandoc.Emph({ pandoc.Str("(not measured yet)") }) end
+  for k, dir in ipairs(dirs) do
+    if k > 1 then
+      if k == #dirs then words_of("and") else out[#out] = pandoc.Str(out[#out].text .. ",") end
+      out[#out + 1] = pandoc.Space()
+    end
+    local one = el:clone()
+    one.attributes["gpu"] = dir:match("([^/]+)$")
+    out[#out + 1] = measure(one)
+    local rows = read_csv(dir .. "/compare.csv") or {}
+    words_of("on the " .. (rows[1] and rows[1].device or dir):gsub("^NVIDIA ", ""))
+  end
+  return out
+end
+
 -- One measured number, in a sentence.
 function measure(el)
   local a = el.attributes
@@ -42,8 +71,10 @@ function measure(el)
   local dir = dirs[1]
   -- Any column of any CSV in results/<gpu>/: the first row that matches where=,
   -- or with agg= the median (max, min, count) over every row that matches.
-  if a["file"] then
-    local rows = any_csv(a["file"], a["gpu"])
+  -- path="lab/harris/harris_g80.csv": a file of the tree, not of results/.
+  if a["file"] and a["gpu"] == "all" then return on_every_gpu(el) end
+  if a["file"] or a["path"] then
+    local rows = a["path"] and read_csv(a["path"]) or any_csv(a["file"], a["gpu"])
     if not rows then return missing end
     local col = a["col"] or fail("m: file= needs col=\"NAME\"")
     local matched = matching_rows(rows, a["where"])
@@ -75,10 +106,16 @@ function measure(el)
       local other = matching_rows(rows, a["over"])
       if #other == 0 or not num(text) or not num(other[1][col]) then return missing end
       text = format_value(num(text) / num(other[1][col]), a["fmt"] or "ratio")
+    elseif a["per"] then
+      -- This row's value over another column of it (fmt="pct": in percent).
+      local x = num(text) / num(matched[1][a["per"]])
+      text = format_value(a["fmt"] == "pct" and 100 * x or x, a["fmt"] or "ratio")
     elseif a["fmt"] and num(text) then
       text = format_value(num(text), a["fmt"])
     end
-    return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
+    -- unit="GB/s" after a space, unit="×" without.
+    local unit = a["unit"] and ((a["unit"]:match("^%a") and " " or "") .. a["unit"]) or ""
+    return pandoc.Span({ pandoc.Str(text .. unit) }, pandoc.Attr("", { "measured" }))
   end
   -- gpu="nvidia-h200": that GPU's results, not the first GPU's.
   if a["gpu"] then

@@ -175,6 +175,7 @@ function aggregate(values, how)
   local v = {}
   for _, x in pairs(values) do if x then v[#v + 1] = x end end
   if how == "count" then return #v end
+  if how == "sum" then local t = 0; for _, x in ipairs(v) do t = t + x end; return t end
   if #v == 0 then return nil end
   table.sort(v)
   if how == "max" then return v[#v] end

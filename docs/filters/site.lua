@@ -35,7 +35,6 @@ handlers = {
   end,
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
-    if el.classes:includes("harris-m") then return harris_measure(el) end
     if el.classes:includes("clusters-m") then return small_sizes.span(el) end
     if el.classes:includes("exact-m") then return exact_tail.span(el) end
   end,
