@@ -49,7 +49,7 @@ DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
                                  $(DOCS_CLUSTERS:%=%/latency.csv))
 
 DOCS_FILTER   := docs/filters/course.lua
-DOCS_FILTER_PARTS := docs/filters/small_sizes.lua docs/filters/exact_tail.lua
+DOCS_FILTER_PARTS := $(filter-out $(DOCS_FILTER),$(wildcard docs/filters/*.lua))
 DOCS_TEMPLATE := docs/template.html
 # Anything a page can quote: the steps, every other file a chapter includes,
 # the measurements, the other chapters' titles.
@@ -136,10 +136,10 @@ lab-page: $(LAB_SRC) docs/template_lab.md $(DOCS_FILTER) $(DOCS_FILTER_PARTS)
 	@echo "The lab's page on step 10's rounds is $(LAB_PAGE)."
 endif
 
-$(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
+$(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
 	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
-$(DOCS_OUT)/answers/%.html: answers/% $(DOCS_FILTER) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
+$(DOCS_OUT)/answers/%.html: answers/% $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
 	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
 

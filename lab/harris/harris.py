@@ -19,6 +19,10 @@ writes, in results/<gpu>/:
                            (lab/harris/harris_g80.csv, from the slides), then the
                            steps, then every size
     harris_racecheck.txt   what racecheck said
+    harris_summary.csv     one row per program: its runs checked over every
+                           size and L2 state, the sizes where one was wrong
+                           ("none"), and for a kernel the G80's time at 2^22
+                           over this one (vs_g80); the appendix quotes it
 Only the Python standard library is used.
 """
 import argparse
@@ -228,16 +232,30 @@ def render(runs):
         "## Bandwidth, GB/s (4n bytes / median time)", "", size_table(runs, "gbps")]) + "\n"
 
 
+def summary(runs):
+    """harris_summary.csv's rows, from harris.csv and the slides' figures."""
+    g80 = {g["kernel"]: float(g["time_ms"]) for g in read_csv(G80)}
+    out = []
+    for label in runs.labels:
+        rows = [r for r in runs.rows if r["label"] == label]
+        wrong = [f"{power_label(int(r['n']))} {r['l2']}" for r in rows if r["status"] != "OK"]
+        k, t = label[len("harris_"):][:1] if label.startswith("harris_") else "", runs.time(label)
+        out.append({"label": label, "runs": sum(int(r["runs"]) for r in rows), "wrong_at": ", ".join(wrong) or "none",
+                    "vs_g80": f"{1000 * g80[k] / t:.6g}" if k in g80 and t else ""})
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="Harris's seven kernels beside the course's steps")
     ap.add_argument("--out", default=os.path.join(ROOT, "results"))
-    ap.add_argument("--from", dest="from_dir", help="only harris.md, from a saved harris.csv")
+    ap.add_argument("--from", dest="from_dir", help="only harris.md and harris_summary.csv, from a saved harris.csv")
     a = ap.parse_args()
     out_dir = a.from_dir or measure(a.out)
     runs = Runs(out_dir)
     text = render(runs)
     with open(os.path.join(out_dir, "harris.md"), "w") as f:
         f.write(text)
+    write_csv(os.path.join(out_dir, "harris_summary.csv"), summary(runs), ["label", "runs", "wrong_at", "vs_g80"])
     print(text)
     wrong = sorted({f"{r['label']} at {power_label(int(r['n']))}" for r in runs.rows if r["status"] != "OK"})
     if wrong:

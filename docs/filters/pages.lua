@@ -1,0 +1,119 @@
+-- pages.lua: other Markdown in a page: .include-markdown and .multi.
+-- A part of course.lua, loaded by it; see there.
+
+-- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
+-- level-1 title; a missing file gives a one-line note. The file is written
+-- as a chapter is, so its numbers, tables and code come through this filter
+-- too ([]{.m ...} and the rest; the handlers are defined below).
+function include_markdown(el)
+  -- The file is read where it is in the tree (results/NOTES.md is text, not a
+  -- measurement); the numbers in it come from RESULTS, as the chapters' do.
+  local path = el.attributes["file"]
+  local text = path and read_file(path)
+  if not text then return note("*`" .. tostring(path) .. "` is not there yet.*") end
+  local blocks = {}
+  for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+    if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
+  end
+  return pandoc.Div(walk(blocks, handlers), pandoc.Attr("", { "included" }))
+end
+
+-- Markdown that a script generated (harris.md, multi.md) as the chapters
+-- show it: 2^28 (as the scripts write it) as a power, on the pages and in
+-- course/ alike, and its tables with the widths left to the browser, as
+-- pipe_table leaves them.
+function as_chapter(blocks)
+  return walk(blocks, {
+    Str = function(el)
+      -- Every power in the word: "(2^14..2^22)" has two.
+      local out, rest = {}, el.text
+      while true do
+        local pre, base, exp, post = rest:match("^(.-)(%d+)%^(%d+)(.*)$")
+        if not pre then break end
+        out[#out + 1] = pandoc.Str(pre .. base)
+        out[#out + 1] = pandoc.Superscript({ pandoc.Str(exp) })
+        rest = post
+      end
+      if #out == 0 then return nil end
+      if rest ~= "" then out[#out + 1] = pandoc.Str(rest) end
+      return out
+    end,
+    Table = function(el)
+      if el.colspecs then
+        for i, c in ipairs(el.colspecs) do el.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
+      end
+      -- A column of words (Harris's techniques) may wrap; the numbers keep
+      -- to one line (style.css, table.words-2).
+      local head = el.head and el.head.rows and el.head.rows[1]
+      if head and head.cells[2] and stringify(head.cells[2].contents) == "technique" then
+        el.classes:insert("words-2")
+      end
+      return el
+    end,
+  })
+end
+
+-- One section of every results/<gpu>-x<G>/multi.md of two GPUs or more: the
+-- blocks from the first level-2 header that starts with `section` to the next one,
+-- under the file's title (which names the GPUs).
+function multi_section(section)
+  local blocks = {}
+  for _, path in ipairs(cfg.multi) do
+    local g = tonumber(path:match("%-x(%d+)/multi%.md$") or "1")
+    local text = g > 1 and read_file(path)
+    if text then
+      local title, inside, done, found = nil, false, false, {}
+      for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+        if b.t == "Header" and b.level == 1 then title = stringify(b.content)
+        elseif b.t == "Header" and b.level == 2 then
+          done = done or inside                       -- the first matching section only
+          inside = not done and stringify(b.content):sub(1, #section) == section
+        elseif inside then found[#found + 1] = b end
+      end
+      if #found > 0 then
+        blocks[#blocks + 1] = pandoc.Para({ pandoc.Emph({ pandoc.Str(title .. ", "), pandoc.Code("make compare-multi"),
+                                                          pandoc.Str(" (" .. path .. ")") }) })
+        for _, b in ipairs(found) do blocks[#blocks + 1] = b end
+      end
+    end
+  end
+  if #blocks == 0 then
+    return note("*No runs on two GPUs or more in `results/` yet: `make compare-multi` on such a machine " ..
+                "writes `results/<gpu>-x<G>/multi.md`, and this shows its section \"" .. section .. "\".*")
+  end
+  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
+end
+
+-- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
+-- one after another; where there are none yet, a note that says what to run.
+-- With section="NAME": only that section of the runs on several GPUs.
+function multi_results(el)
+  must_be_empty(el, "multi")
+  if el.attributes["section"] then return multi_section(el.attributes["section"]) end
+  if #cfg.multi == 0 then
+    return note("*No runs on several GPUs in `results/` yet: `make compare-multi` on a machine " ..
+                "with two GPUs or more writes `results/<gpu>-x<G>/`; with `MULTI_GPUS=1`, the one-GPU baseline.*")
+  end
+  local blocks, several = {}, false
+  for _, path in ipairs(cfg.multi) do
+    if path:match("%-x(%d+)/multi%.md$") and tonumber(path:match("%-x(%d+)/multi%.md$")) > 1 then several = true end
+    local text = read_file(path) or fail("multi: cannot read " .. path)
+    for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
+      if b.t == "Header" and b.level == 1 then
+        b.level = 3
+        blocks[#blocks + 1] = b
+      elseif b.t == "Header" then
+        b.level = 4
+        b.identifier = ""
+        blocks[#blocks + 1] = b
+      else
+        blocks[#blocks + 1] = b
+      end
+    end
+  end
+  if not several then
+    blocks[#blocks + 1] = note("*Runs on two GPUs or more are still to come: `make compare-multi` on such a " ..
+                               "machine writes `results/<gpu>-x<G>/`, and this section shows it.*")
+  end
+  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
+end
