@@ -34,12 +34,11 @@ import argparse
 import csv
 import importlib
 import math
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from array_libs import Lib, draw                      # noqa: E402  (the input, the libraries)
-from torch_sum import BATCH, cycles_per_us, parse_n   # noqa: E402  (the same timing and sizes)
+from array_libs import Lib, draw              # the input, the libraries
+from lib import parse_n                       # the sizes as the harness reads them
+from torch_sum import BATCH, cycles_per_us    # the same timing
 
 HEADER = ("step,technique,elem,device,rows,len,n,bytes,seed,block,grid,reps,runs,median_us,min_us,gbps,"
           "pct_peak,worst_row,worst_error,worst_bound,rows_wrong,status,deterministic,distinct,replica,input,l2")

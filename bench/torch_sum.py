@@ -25,22 +25,13 @@ The libraries are wrapped in bench/array_libs.py, with the input's hash.
 import argparse
 import importlib
 import math
-import os
-import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import parse_n
 
 HEADER = ("step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,gbps,pct_peak,"
           "sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,replica,gpus,depth")
 BATCH = 16
-
-
-def parse_n(text):
-    """1000, 2^24, 10^6+3 (the forms compare.py passes, and a few more)."""
-    if not re.fullmatch(r"[0-9^+*]+", text):
-        raise ValueError(text)
-    return int(eval(text.replace("^", "**"), {"__builtins__": {}}))
 
 
 def cycles_per_us(lib):
