@@ -58,9 +58,11 @@ import tempfile
 import time
 from fractions import Fraction
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import LIBS, ROOT, gpu_turn, power_label, programs, progress, read_csv, run_csv, slug, write_csv  # noqa: E402
-from plots import LINES, styles  # noqa: E402
+from array_libs import LIBS
+from compare import programs
+from lib import ROOT, gpu_turn, power_label, progress, read_csv, run_csv, slug, write_csv
+import plots
+from plots import LINES, styles
 
 SIZES = [2 ** k for k in (10, 14, 18, 20, 22, 24)]
 EXTRA_SIZES = {"uniform": [2 ** 26, 2 ** 28]}    # the kindest input is the cheapest to draw
@@ -226,8 +228,7 @@ def summary(rows):
 def label(name, twins):
     """The program's name, with those whose sums repeat its own: two by
     name, more as a count (on huge, a dozen programs give the same NaNs)."""
-    def text(p):
-        return "CUB" if p == "cub" else p.replace("_", " ")
+    text = plots.label
     same = [text(t) for t, of in twins.items() if of == name]
     if len(same) > 2:
         return f"{text(name)} (and {len(same)} more)"

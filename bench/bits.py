@@ -16,12 +16,12 @@ import csv
 import glob
 import io
 import os
-import re
 import struct
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from lib import ROOT, read_csv, slug, write_csv
+
 SIZES = "1,1000,4095,4096,4097,10^6+3,2^20,2^24+1,10^8+7,2^28"
 SEEDS = "1,2,3"
 REPLICA_MAX_N = 10 ** 8 + 7      # above this the host check trusts the GPUs agreeing
@@ -31,10 +31,6 @@ FIELDS = ["n", "seed", "sum", "bits", "device", "status", "replica"]
 def float_bits(text):
     """The bit pattern of the float that %.9g printed (9 digits name one float)."""
     return "%08x" % struct.unpack("<I", struct.pack("<f", float(text)))[0]
-
-
-def slug(device):
-    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
 
 
 def measure():
@@ -48,10 +44,7 @@ def measure():
     d = os.path.join(ROOT, "results", slug(rows[0]["device"]))
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "bits08.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(out)
+    write_csv(path, out, FIELDS)
     print(f"bits: {len(out)} sums on {rows[0]['device']} in {os.path.relpath(path, ROOT)}")
 
 
@@ -63,7 +56,7 @@ def check():
     sets = {}
     for f in files:
         gpu = os.path.basename(os.path.dirname(f))
-        rows = list(csv.DictReader(open(f)))
+        rows = read_csv(f)
         bad = [r for r in rows if r["status"] != "OK" or r["replica"] != "equal"
                or float_bits(r["sum"]) != r["bits"]]
         if bad or not rows:

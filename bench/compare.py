@@ -34,16 +34,15 @@ import csv
 import importlib.util
 import io
 import os
-import re
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from array_libs import LIBS  # noqa: E402
-from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
+from array_libs import LIBS
+from lib import ROOT, fmt_time, gpu_turn, make_list, md_table, parse_n, power_label, progress, read_csv, \
+    run_csv, slug, write_csv
+from peak import gbps_of, gbps_text, nominal_peak
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUB = ("cub", "./build/bench/cub_sum")
 CUB_G2G = ("cub_gpu_to_gpu", "./build/bench/cub_gpu_to_gpu")
 STEP00_CAP = 2 ** 28      # one atomic per element: about half a second per run there
@@ -52,41 +51,7 @@ DETERMINISM_N = 2 ** 24
 DETERMINISM_RUNS = 20     # the checked run, the warm-up and 18 timed runs
 
 
-def power_label(n):
-    """2^24 for powers of two, the number otherwise."""
-    if n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    return str(n)
-
-
-def parse_n(text):
-    m = re.fullmatch(r"(\d+)\^(\d+)", text)
-    return int(m.group(1)) ** int(m.group(2)) if m else int(text)
-
-
-def slug(device):
-    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def write_csv(path, rows, fields):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-
-
 # ---- measuring ---------------------------------------------------------------
-def make_list(target):
-    p = subprocess.run(["make", "-s", "--no-print-directory", target], cwd=ROOT,
-                       capture_output=True, text=True, check=True)
-    return [os.path.basename(f)[:-3] for f in p.stdout.split()]
-
-
 def programs():
     """(name, command) of every step the Makefile lists (a step for several
     GPUs on one, where it was built), then the CUB baselines."""
@@ -113,42 +78,6 @@ def programs():
                  "(pip install torch, or cupy-cuda12x / cupy-cuda13x), so the comparison has no rows for "
                  + ("it" if len(missing) == 1 else "them"))
     return found
-
-
-def run_csv(cmd, what):
-    """Runs a program with --csv; returns its rows and a note if it failed."""
-    t0 = time.time()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
-    note = ""
-    if p.returncode != 0:
-        note = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
-    elif p.stderr.startswith("SKIP "):                   # bench/torch_sum.py: the library would not start
-        note = p.stderr.strip().splitlines()[0]
-    progress(f"  {what}: {len(rows)} rows in {time.time() - t0:.1f} s" + (f"  ({note})" if note else ""))
-    return rows, note
-
-
-def progress(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-_lock = None
-
-
-def gpu_turn():
-    """Waits until no other measuring script of this tree holds the GPU, then
-    holds it until this process ends: `make -j compare claims accuracy` then
-    measures one after the other instead of each timing the others' work."""
-    global _lock
-    import fcntl
-    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
-    _lock = open(os.path.join(ROOT, "build", "gpu.lock"), "w")
-    try:
-        fcntl.flock(_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        progress("waiting for another measuring script to finish (build/gpu.lock)")
-        fcntl.flock(_lock, fcntl.LOCK_EX)
 
 
 def ceiling_and_floor(sizes):
@@ -221,14 +150,6 @@ def measure(sizes, out_dir_root, only=None):
 
 
 # ---- tables -------------------------------------------------------------------
-def fmt_time(us):
-    if us >= 1000:
-        return f"{us / 1000:.2f} ms"
-    if us >= 100:
-        return f"{us:.1f} µs"
-    return f"{us:.2f} µs"
-
-
 def ratio(r):
     """Two decimals, or two significant digits for small ratios (0.0043)."""
     return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
@@ -346,9 +267,7 @@ def table(res, what, sizes, markdown):
         if what == "time" and res.empty:
             body.append(["floor: empty kernel"] + [fmt_time(res.empty)] * len(sizes) + [""])
     if markdown:
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in body]
-        return "\n".join(lines)
+        return md_table(head, body)
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 or (what == "time" and i == len(r) - 1) else c.rjust(w)
                               for i, (c, w) in enumerate(zip(r, widths)))
@@ -420,7 +339,6 @@ def main():
     print(text)
     print(f"\n(all sizes in {os.path.relpath(os.path.join(out_dir, 'compare.md'), ROOT)})")
     if not a.no_plots:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import plots
         msg = plots.draw(out_dir)
         print(msg)

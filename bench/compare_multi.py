@@ -28,44 +28,18 @@ import argparse
 import csv
 import io
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plots import SPARE, STYLE  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from lib import ROOT, parse_n, power_label, progress, read_csv, slug, write_csv
+from plots import SPARE, STYLE
 WEAK_PER_GPU = 2 ** 28
 STRONG = 2 ** 30
 SWEEP = [2 ** k for k in range(16, 29, 2)]
 STEPS = {"09": "./step09", "10": "build/answers/10_multi_gpu"}   # step 10 on several GPUs: an answer
 STEP_NAME = {"09": "Step 09 (step 08's bits)", "10": "Step 10 (the exact sum)"}
-
-
-def power_label(n):
-    """2^28, 3*2^33, or the number itself."""
-    if n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    low = (n & -n).bit_length() - 1
-    return f"{n >> low}*2^{low}" if low >= 10 else str(n)
-
-
-def parse_n(text):
-    m = re.fullmatch(r"(?:(\d+)\*)?2\^(\d+)|(\d+)", text.strip())
-    if not m:
-        raise argparse.ArgumentTypeError(f"'{text}': write N as 2^K, M*2^K or digits")
-    return int(m.group(3)) if m.group(3) else int(m.group(1) or 1) << int(m.group(2))
-
-
-def slug(device):
-    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
-
-
-def progress(msg):
-    print(msg, file=sys.stderr, flush=True)
 
 
 def gpu_count():
@@ -141,10 +115,7 @@ def measure(max_gpus, steps, large, large_only):
         done = {(r["program"], r["kind"]) for r in rows}
         rows = [r for r in load(out)[0] if (r["program"], r["kind"]) not in done] + rows
     fields = list(dict.fromkeys(list(rows[0].keys()) + ["program", "kind", "form", "wall_s", "check_wall_s"]))
-    with open(os.path.join(out, "multi.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(os.path.join(out, "multi.csv"), rows, fields, extrasaction="ignore")
     return out
 
 
@@ -283,7 +254,7 @@ def pieces_table(out_dir):
     path = os.path.join(out_dir, "collectives.csv")
     if not os.path.exists(path):
         return []
-    rows = list(csv.DictReader(open(path)))
+    rows = read_csv(path)
     gs = sorted({int(r["gpus"]) for r in rows})
     pieces = list(dict.fromkeys(r["piece"] for r in rows))
     at = {(r["piece"], int(r["gpus"])): r for r in rows}
@@ -317,7 +288,7 @@ def large_table(rows):
 
 
 def load(out_dir):
-    rows = list(csv.DictReader(open(os.path.join(out_dir, "multi.csv"))))
+    rows = read_csv(os.path.join(out_dir, "multi.csv"))
     for r in rows:
         r.setdefault("program", r.get("step", "")[:2])
         if not r.get("program"):

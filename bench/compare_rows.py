@@ -20,13 +20,13 @@ import argparse
 import csv
 import io
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from lib import ROOT, power_label, progress, read_csv, slug, write_csv
+
 N = 1 << 28
 LENGTHS = [1, 4, 32, 100, 1000, 4096, 1 << 16, 1 << 20, 1 << 24, 1 << 28]
 SHAPES = [(N // L, L) for L in LENGTHS] + [(2048, 1 << 18)]
@@ -51,30 +51,14 @@ STYLES = {            # name in rows.csv: gnuplot's line colour, width, dash typ
 DRAW_ORDER = ["cub_segmented_fixed", "cub_segmented", "11_rows", "torch.sum(dim=1)", "cupy.sum(axis=1)"]
 
 
-def progress(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def slug(device):
-    return re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
-
-
-def power(n):
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 and n >= 4096 else str(n)
-
-
 def save(rows, fields, kept):
     """rows.csv: the rows measured so far, after the kept rows of programs not measured again."""
     out = os.path.join(ROOT, "results", slug(rows[0]["device"]))
     os.makedirs(out, exist_ok=True)
     old = os.path.join(out, "rows.csv")
     if kept and os.path.exists(old):
-        with open(old, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r["step"] not in kept] + rows
-    with open(old, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
+        rows = [r for r in read_csv(old) if r["step"] not in kept] + rows
+    write_csv(old, rows, fields, extrasaction="ignore")
     return out
 
 
@@ -109,14 +93,12 @@ def measure(only):
 
 
 def load(out):
-    with open(os.path.join(out, "rows.csv"), newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["status"] == "OK"]
+    rows = [r for r in read_csv(os.path.join(out, "rows.csv")) if r["status"] == "OK"]
     by = {(r["step"], int(r["len"])): r for r in rows}
     ceiling = 0.0
     path = os.path.join(out, "ceiling.csv")
     if os.path.exists(path):
-        with open(path, newline="") as f:
-            ceiling = next((float(r["gbps"]) for r in csv.DictReader(f) if r["kind"] == "read"), 0.0)
+        ceiling = next((float(r["gbps"]) for r in read_csv(path) if r["kind"] == "read"), 0.0)
     return rows, by, ceiling
 
 
@@ -129,7 +111,7 @@ def table(out):
     lines = [head, "|" + "---|" * (len(names) + 1 + bool(ceiling))]
     for L in lengths:
         r11 = by.get(("11_rows", L))
-        shape = f"{by[next(k for k in by if k[1] == L)]['rows']} × {power(L)}"
+        shape = f"{by[next(k for k in by if k[1] == L)]['rows']} × {power_label(L, 4096)}"
         cells = [f"{float(by[(n, L)]['median_us']):,.1f}" if (n, L) in by else "–" for n, _ in names]
         pct = f"{100 * float(r11['gbps']) / ceiling:.0f}%" if r11 and ceiling else "–"
         lines.append(f"| {shape} | " + " | ".join(cells) + (f" | {pct} |" if ceiling else " |"))

@@ -18,9 +18,9 @@ Only the Python standard library is used.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from accuracy import input_names  # noqa: E402
-from compare import CUB, CUB_G2G, ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
+from accuracy import input_names
+from compare import CUB, CUB_G2G
+from lib import ROOT, gpu_turn, progress, run_csv, slug, write_csv
 
 SIZES = [2 ** 24, 2 ** 28]
 ROUNDS = 2

@@ -9,16 +9,15 @@ bandwidth.svg   GB/s against n for every step and CUB, with the floor (the
 bars.svg        GB/s of every program at the largest size
 """
 import collections
-import csv
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from array_libs import LIBS  # noqa: E402
-from peak import gbps_of, nominal_peak  # noqa: E402
+from array_libs import LIBS
+from lib import read_csv
+from peak import gbps_of, nominal_peak
 
 # What the plots show, from one results/<gpu>/ directory; big is the largest
 # n that every program but step 00 has (the bars' size).
@@ -50,18 +49,14 @@ def styles(names):
     return [STYLE.get(p) or (next(spare, "#808080"), 1 + k % 15) for k, p in enumerate(names)]
 
 
-def read(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def label(name):
+    """A program's name in a plot: CUB, or the name with spaces for underscores."""
     return "CUB" if name == "cub" else name.replace("_", " ")
 
 
 def measured(out_dir):
     """What the plots show, read from out_dir's compare.csv, ceiling.csv and floor.csv."""
-    every = read(os.path.join(out_dir, "compare.csv"))
+    every = read_csv(os.path.join(out_dir, "compare.csv"))
     rows = [r for r in every if r["status"] == "OK"]
     programs = []
     for r in rows:
@@ -73,12 +68,12 @@ def measured(out_dir):
     ceiling_path = os.path.join(out_dir, "ceiling.csv")
     ceiling = 0.0
     if os.path.exists(ceiling_path):
-        ceiling = next((float(r["gbps"]) for r in read(ceiling_path) if r["kind"] == "read"), 0.0)
+        ceiling = next((float(r["gbps"]) for r in read_csv(ceiling_path) if r["kind"] == "read"), 0.0)
     device = rows[0]["device"]
     floor_path = os.path.join(out_dir, "floor.csv")     # the read-only kernel at each n (cold)
     floor = {}
     if os.path.exists(floor_path):
-        floor = {int(r["bytes"]) // 4: float(r["gbps"]) for r in read(floor_path) if r["kind"] == "floor"}
+        floor = {int(r["bytes"]) // 4: float(r["gbps"]) for r in read_csv(floor_path) if r["kind"] == "floor"}
     big = max(n for n in sizes if all((p, n) in gbps for p in programs if p != "00_naive"))
     return Measured(programs, sizes, gbps, peak, ceiling, device, floor, big)
 

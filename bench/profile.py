@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from lib import ROOT, progress, read_csv, slug, write_csv
 
 SIZES = ["2^16", "2^20", "2^28"]
 # (program, command, sizes or shapes); a program's kernels are all profiled.
@@ -66,15 +66,10 @@ FIELDS = (["program", "size", "kernel", "launch"] + list(METRICS) + ["top_stall"
           + list(SASS) + ["sass_registers", "ldg128_runs", "note"])
 
 
-def progress(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
 def gpu_slug():
     p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader", "-i", "0"],
                        capture_output=True, text=True)
-    name = p.stdout.strip() or "unknown-gpu"
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug(p.stdout.strip() or "unknown-gpu")
 
 
 def available_metrics():
@@ -238,16 +233,12 @@ def main():
     out = a.out or os.path.join(ROOT, "results", gpu_slug(), "profile.csv")
     kept = []
     if only and os.path.exists(out):
-        with open(out, newline="") as f:
-            kept = [r for r in csv.DictReader(f) if r["program"] not in only]
+        kept = [r for r in read_csv(out) if r["program"] not in only]
     rows = []
 
     def write():                                      # after each program: a run cut short keeps its rows
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        with open(out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(kept + rows)
+        write_csv(out, kept + rows, FIELDS, extrasaction="ignore", lineterminator="\r\n")   # as csv's default
     for prog, cmd, sizes in runs:
         if not os.path.exists(os.path.join(ROOT, cmd.split()[0])):
             progress(f"SKIP {prog}: {cmd.split()[0]} is not built")

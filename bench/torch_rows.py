@@ -34,12 +34,11 @@ import argparse
 import csv
 import importlib
 import math
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from array_libs import Lib, draw                      # noqa: E402  (the input, the libraries)
-from torch_sum import BATCH, cycles_per_us, parse_n   # noqa: E402  (the same timing and sizes)
+from array_libs import Lib, draw              # the input, the libraries
+from lib import parse_n                       # the sizes as the harness reads them
+from torch_sum import cycles_per_us, timed     # the same timing
 
 HEADER = ("step,technique,elem,device,rows,len,n,bytes,seed,block,grid,reps,runs,median_us,min_us,gbps,"
           "pct_peak,worst_row,worst_error,worst_bound,rows_wrong,status,deterministic,distinct,replica,input,l2")
@@ -79,37 +78,14 @@ def load(lib, np, seed, R, L):
     return base.reshape(R, L), ref, mag
 
 
-def timed(lib, xs, reps, rate, keep_all):
-    """reps runs' device times (µs) and their row sums on the host (every run's, or the last two)."""
-    us, kept, gate_us, r = [], [], 2000.0, 0
-    while r < reps:
-        m = min(BATCH, reps - r)
-        start, stop = [lib.event() for _ in range(m)], [lib.event() for _ in range(m)]
-        gate_end = lib.event()
-        lib.spin(gate_us * rate)                  # the batch is queued before the GPU starts it
-        gate_end.record()
-        got = []
-        for j in range(m):
-            start[j].record()
-            got.append(row_sum(lib, xs[(r + j + 1) % len(xs)]))
-            stop[j].record()
-        lib.sync()
-        t = [lib.elapsed_us(start[j], stop[j]) for j in range(m)]
-        if lib.elapsed_us(gate_end, stop[-1]) > 1.5 * sum(t) + 50 and gate_us < 1e5:
-            gate_us *= 4                          # the host fell behind the GPU: again, longer
-            continue
-        us += t
-        kept = (kept + [host(lib, g) for g in got])[-(reps if keep_all else 2):]
-        r += m
-    return us, kept
-
-
 def row(lib, np, R, L, seed, reps, warm, peak):
     x0, ref, mag = load(lib, np, seed, R, L)
     copies = 1 if warm else min(math.ceil(3 * lib.l2 / (4 * R * L)), reps)
     xs = [x0] + [x0.clone() if lib.name == "torch" else x0.copy() for _ in range(copies - 1)]
     first = [host(lib, row_sum(lib, x0)) for _ in range(2)]    # the checked run and the warm-up
-    us, kept = timed(lib, xs, reps, cycles_per_us(lib), R * reps * 4 <= KEEP_BYTES)
+    last = reps if R * reps * 4 <= KEEP_BYTES else 2                # every run's row sums, or the last two
+    us, kept = timed(lib, xs, reps, cycles_per_us(lib), lambda x: row_sum(lib, x),
+                     lambda kept, got: (kept + [host(lib, g) for g in got])[-last:])
 
     bound = (L - 1) * 2.0 ** -24 * mag
     error = np.zeros(R)

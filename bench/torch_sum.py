@@ -25,22 +25,13 @@ The libraries are wrapped in bench/array_libs.py, with the input's hash.
 import argparse
 import importlib
 import math
-import os
-import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lib import parse_n
 
 HEADER = ("step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,gbps,pct_peak,"
           "sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,replica,gpus,depth")
 BATCH = 16
-
-
-def parse_n(text):
-    """1000, 2^24, 10^6+3 (the forms compare.py passes, and a few more)."""
-    if not re.fullmatch(r"[0-9^+*]+", text):
-        raise ValueError(text)
-    return int(eval(text.replace("^", "**"), {"__builtins__": {}}))
 
 
 def cycles_per_us(lib):
@@ -52,30 +43,32 @@ def cycles_per_us(lib):
     return 2e6 / lib.elapsed_us(a, b)
 
 
-def timed(lib, xs, reps, rate):
-    """reps runs' device times (µs) and results, the runs queued behind a spin."""
-    us, results, gate_us = [], [], 2000.0
-    r = 0
+def timed(lib, xs, reps, rate, op=None, keep=None):
+    """reps runs of op (lib.sum) on the copies xs, the runs queued behind a spin: their
+    device times (µs), and keep(kept, batch) of their results (all of them, as floats)."""
+    op = op or lib.sum
+    keep = keep or (lambda kept, got: kept + [float(g) for g in got])
+    us, kept, gate_us, r = [], [], 2000.0, 0
     while r < reps:
         m = min(BATCH, reps - r)
         start, stop = [lib.event() for _ in range(m)], [lib.event() for _ in range(m)]
         gate_end = lib.event()
-        lib.spin(gate_us * rate)
+        lib.spin(gate_us * rate)                  # the batch is queued before the GPU starts it
         gate_end.record()
         got = []
         for j in range(m):
             start[j].record()
-            got.append(lib.sum(xs[(r + j + 1) % len(xs)]))
+            got.append(op(xs[(r + j + 1) % len(xs)]))
             stop[j].record()
         lib.sync()
         t = [lib.elapsed_us(start[j], stop[j]) for j in range(m)]
         if lib.elapsed_us(gate_end, stop[-1]) > 1.5 * sum(t) + 50 and gate_us < 1e5:
-            gate_us *= 4                       # the host fell behind the GPU: again, longer
+            gate_us *= 4                          # the host fell behind the GPU: again, longer
             continue
         us += t
-        results += [float(g) for g in got]
+        kept = keep(kept, got)
         r += m
-    return us, results
+    return us, kept
 
 
 def ulp_order(f, struct):

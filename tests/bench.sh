@@ -7,7 +7,8 @@
 # one from before the inputs, too), and its errors are as defined; the
 # programs of `make claims` compile and this toolkit's headers are as claim C
 # says (lab/claims/claims.py --api) (both with TEST_FULL=1, make test-full);
-# no script imports one that imports it back.
+# no script imports one that imports it back, nor defines a helper of
+# bench/lib.py again.
 # Prints PASS/FAIL/SKIP lines for tests/run.
 set -u
 cd "$(dirname "$0")/.."
@@ -305,8 +306,8 @@ xargs -P "$(nproc 2>/dev/null || echo 2)" -L 1 sh -c '
 rm -rf "$tmp"
 fi
 
-# No circle among the scripts' imports of each other (tests/imports.py), and
-# one made on purpose is caught.
+# No circle among the scripts' imports of each other and no private copy of
+# a helper of bench/lib.py (tests/imports.py), and each made on purpose is caught.
 python3 tests/imports.py
 tmp=$(mktemp -d)
 printf 'import b\n' >"$tmp/a.py"
@@ -315,5 +316,13 @@ if python3 tests/imports.py "$tmp" >/dev/null; then
     echo "FAIL bench/self-test/imports: two scripts importing each other were not caught"
 else
     echo "PASS bench/self-test/imports"
+fi
+rm -rf "$tmp"
+tmp=$(mktemp -d)
+printf 'def slug(device):\n    return device\n' >"$tmp/copy.py"
+if python3 tests/imports.py "$tmp" >/dev/null; then
+    echo "FAIL bench/self-test/imports-copies: a script's own slug() beside bench/lib.py's was not caught"
+else
+    echo "PASS bench/self-test/imports-copies"
 fi
 rm -rf "$tmp"

@@ -32,8 +32,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))   # the comparison's helpers
-from compare import ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))  # bench/lib.py
+from lib import ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
 
 C = "./build/claims/"
 ROW_N = 2 ** 28

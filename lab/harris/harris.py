@@ -34,9 +34,8 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "bench"))     # the comparison's helpers
-from compare import fmt_time, make_list, power_label, progress, read_csv, slug, write_csv  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))  # bench/lib.py
+from lib import ROOT, fmt_time, make_list, md_table, power_label, progress, read_csv, slug, write_csv  # noqa: E402
 from peak import gbps_of, gbps_text, nominal_peak  # noqa: E402
 
 G80 = os.path.join(ROOT, "lab", "harris", "harris_g80.csv")
@@ -72,7 +71,8 @@ def probe():
     return m.group(1), m.group(4), f"{m.group(2)}.{m.group(3)}"
 
 
-def run_csv(cmd):
+def csv_rows(cmd):
+    """Runs a program with --csv; its rows, or the end of make harris where it failed (exit 1 is a WRONG row, kept)."""
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
     if p.returncode not in (0, 1) or not rows:
@@ -106,7 +106,7 @@ def measure(out_root):
     for i, (label, cmd) in enumerate(programs()):
         for warm in ([], ["--warm"]):
             progress(f"[{i + 1}/{len(programs())}] {label}{' (warm L2)' if warm else ''}")
-            for r in run_csv(cmd + ["--csv", "--n", sizes, "--reps", str(REPS)] + warm):
+            for r in csv_rows(cmd + ["--csv", "--n", sizes, "--reps", str(REPS)] + warm):
                 rows.append({"label": label, **r, "sms": sms, "cc": cc})
     out_dir = os.path.join(out_root, slug(device))
     os.makedirs(out_dir, exist_ok=True)
@@ -123,11 +123,6 @@ def measure(out_root):
 def ratio(a, b):
     """a / b as 2.33×, or empty where either is missing."""
     return f"{a / b:.2f}×" if a and b else ""
-
-
-def table(head, align, body):
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in body])
 
 
 class Runs:
@@ -194,7 +189,7 @@ def kernel_table(runs, g80):
         body.append([name, g["technique"]] + runs.measured(label, prev) + theirs)
     head = ["kernel", "technique", "time", "GB/s", "% of peak", "step", "cumulative", "blocks",
             "G80 time", "G80 step", "G80 cumulative"]
-    return table(head, ["---"] * 2 + ["--:"] * 9, body)
+    return md_table(head, body, ["---"] * 2 + ["--:"] * 9)
 
 
 def step_table(runs):
@@ -205,14 +200,14 @@ def step_table(runs):
         body.append([label, runs.cell(label), runs.cell(label, what="gbps"), runs.cell(label, what="pct"),
                      ratio(runs.time("harris_1"), t), ratio(runs.time("harris_7"), t)])
     head = ["step", "time", "GB/s", "% of peak", "kernel 1's time / this", "kernel 7's (GPU full) / this"]
-    return table(head, ["---"] + ["--:"] * 5, body)
+    return md_table(head, body, ["---"] + ["--:"] * 5)
 
 
 def size_table(runs, what):
     """Every program at every size, cold and warm L2."""
     cols = [(n, l2) for n in runs.sizes for l2 in ("cold", "warm")]
     body = [[label] + [runs.cell(label, n, l2, what) for n, l2 in cols] for label in runs.labels]
-    return table(["program"] + [f"{power_label(n)} {l2}" for n, l2 in cols], ["---"] + ["--:"] * len(cols), body)
+    return md_table(["program"] + [f"{power_label(n)} {l2}" for n, l2 in cols], body, ["---"] + ["--:"] * len(cols))
 
 
 def render(runs):

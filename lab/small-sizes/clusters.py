@@ -26,18 +26,14 @@ the floor from 2^14 to 2^22; at least 1.3x CUB's speed from 2^14 to 2^20).
 Only the Python standard library is used.
 """
 import argparse
-import csv
 import importlib.util
-import io
 import os
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(1, os.path.join(ROOT, "bench"))     # the comparison's helpers
-from compare import LIBS, gpu_turn, progress, slug, write_csv  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))  # bench/lib.py
+from array_libs import LIBS  # noqa: E402
+from lib import ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
 from clusters_tables import REPS, SIZES, PROBE_SIZES, Saved, render, verdict  # noqa: E402
 
 CL = "build/clusters/"
@@ -63,18 +59,6 @@ def programs():
     return found
 
 
-def run(cmd, what):
-    """Runs a program that prints CSV; its rows, and the last line it said on stderr if it failed."""
-    t0 = time.time()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
-    note = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1] if p.returncode else ""
-    if not note and p.stderr.startswith("SKIP "):        # bench/torch_sum.py: the library would not start
-        note = p.stderr.strip().splitlines()[0]
-    progress(f"  {what}: {len(rows)} rows in {time.time() - t0:.1f} s" + (f" ({note})" if note else ""))
-    return rows, note
-
-
 def peak(rows):
     """The nominal peak bandwidth the harness's rows give (for torch_sum.py's % of peak)."""
     for r in rows:
@@ -87,18 +71,18 @@ def measure(out_root):
     t0 = time.time()
     gpu_turn()
     progress("[probes] the pieces of a small sum")
-    probes, _ = run([CL + "latency", "--n", ",".join(map(str, PROBE_SIZES)), "--reps", str(REPS)], "latency")
+    probes, _ = run_csv([CL + "latency", "--n", ",".join(map(str, PROBE_SIZES)), "--reps", str(REPS)], "latency")
     rows, notes = [], []
     progs = programs()
     for i, (label, cmd, sizes) in enumerate(progs):
         progress(f"[{i + 1}/{len(progs)}] {label}")
         extra = ["--peak-gbps", f"{peak(rows):.1f}"] if cmd[0] == "python3" else []
-        got, note = run(cmd + ["--csv", "--n", ",".join(map(str, sizes)), "--reps", str(REPS)] + extra, label)
+        got, note = run_csv(cmd + ["--csv", "--n", ",".join(map(str, sizes)), "--reps", str(REPS)] + extra, label)
         rows += [{"label": label, **r} for r in got]
         if note:
             notes.append(f"{label}: {note}")
     progress("[floor] the read-only kernel at every size")
-    floor, _ = run(["./build/bench/ceiling", "--floor", ",".join(map(str, SIZES))], "floor")
+    floor, _ = run_csv(["./build/bench/ceiling", "--floor", ",".join(map(str, SIZES))], "floor")
     if not rows:
         sys.exit("make clusters: no program gave results (is there a GPU?)")
     out_dir = os.path.join(out_root, slug(rows[0]["device"]))

@@ -10,7 +10,7 @@ chooses its launch: its median time at most 1.35x the read-only kernel's
 """
 import os
 
-from compare import power_label, read_csv
+from lib import md_table, power_label, read_csv   # bench/lib.py: clusters.py puts bench/ on the path
 
 SIZES = [2 ** k for k in range(10, 25)]
 PROBE_SIZES = [2 ** k for k in (14, 16, 18, 20, 22)]
@@ -54,8 +54,7 @@ class Saved:
 
 def table(head, body, markdown):
     if markdown:
-        return "\n".join(["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["--:"] * (len(head) - 1)) + "|"]
-                         + ["| " + " | ".join(r) + " |" for r in body])
+        return md_table(head, body, ["---"] + ["--:"] * (len(head) - 1))
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
     fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([fmt(head)] + [fmt(r) for r in body])
