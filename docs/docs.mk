@@ -1,34 +1,23 @@
-# docs/docs.mk: the course text, built with Pandoc. Included by the Makefile.
-#
-#   make docs        build/docs/index.html, one page per chapter, and
-#                    build/docs/course.html (the whole course, one file, offline);
-#                    then make course
-#   make course      course/: the same chapters as plain Markdown, committed, so
-#                    that they read where the repository is browsed (tests/docs.sh
-#                    fails when it is stale); and the lab's page on step 10's
-#                    rounds, lab/exact-tail/rounds.md, from docs/lab_exact_rounds.md
-#   make lab-page    that page alone
-#
-# The chapters are docs/*.md. They quote the step files and the measured
-# results through docs/filters/course.lua, so a page always shows the code and
-# the numbers as they are when it is built. RESULTS=DIR reads the measurements
-# from DIR/<gpu>/ instead of results/<gpu>/ (the tests use a fixture).
+# docs/docs.mk: the course text, built with Pandoc: make docs (the HTML pages in
+# build/docs/, and course/), make course (course/: the chapters as Markdown,
+# committed; tests/docs.sh fails when it is stale), make lab-page (the lab's page
+# on step 10's rounds). The chapters (docs/*.md) quote the steps and the measured
+# results through docs/filters/course.lua, so a page shows them as they are when
+# it is built. RESULTS=DIR reads DIR/<gpu>/ instead of results/<gpu>/ (the tests).
 
 PANDOC   ?= pandoc
 RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 
-# Reading order: the introduction, the primer (CUDA for a C programmer), one
-# chapter per step, the comparison, the appendices (Cooperative Groups; the
-# small sizes: clusters, memcpy_async and flag words; Harris's seven kernels;
-# the measurement notes, from results/NOTES.md), the glossary.
+# Reading order: the introduction, the primer, one chapter per step, the
+# comparison, the appendices, the measurement notes, the glossary.
 DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS))))
 DOCS_CHAPTERS := intro primer $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes glossary
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)
 
-# Measurements: every results/<gpu>/ with a compare.csv, and their plots; the
-# runs on several GPUs, results/<gpu>-x<G>/multi.md (make compare-multi).
+# Measurements: every results/<gpu>/ with a compare.csv, its plots; the runs on
+# several GPUs (results/<gpu>-x<G>/multi.md); Harris's kernels and the small sizes.
 DOCS_MULTI := $(sort $(wildcard $(RESULTS)/*-x*/multi.md))
 DOCS_MULTI_DATA := $(wildcard $(RESULTS)/*-x*/*.csv)
 DOCS_RESULT_DIRS := $(patsubst %/compare.csv,%,$(sort $(wildcard $(RESULTS)/*/compare.csv)))
@@ -37,12 +26,8 @@ DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
 # A plot is shown at results/<gpu>/NAME.svg beside the pages, whatever RESULTS is.
 DOCS_PLOTS       := $(patsubst $(RESULTS)/%,$(DOCS_OUT)/results/%,$(DOCS_PLOTS_SRC))
 DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.svg))
-# Harris's seven kernels (make harris): every results/<gpu>/ with a harris.csv,
-# its files, and the slides' G80 figures.
 DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
 DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
-# The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
-# files, and the probes' predictions.
 DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
 DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
                       $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
@@ -61,15 +46,11 @@ DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD)
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
 
+DOCS_META  = --metadata chapters="$(DOCS_CHAPTERS)" --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
+             --metadata multi-results="$(DOCS_MULTI)" --metadata harris-results="$(DOCS_HARRIS)" \
+             --metadata clusters-results="$(DOCS_CLUSTERS)" --metadata results-root=$(RESULTS) --metadata docs-dir=docs
 DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
-             --template $(DOCS_TEMPLATE) --lua-filter $(DOCS_FILTER) --mathml \
-             --metadata chapters="$(DOCS_CHAPTERS)" \
-             --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
-             --metadata multi-results="$(DOCS_MULTI)" \
-             --metadata harris-results="$(DOCS_HARRIS)" \
-             --metadata clusters-results="$(DOCS_CLUSTERS)" \
-             --metadata results-root=$(RESULTS) \
-             --metadata docs-dir=docs \
+             --template $(DOCS_TEMPLATE) --lua-filter $(DOCS_FILTER) --mathml $(DOCS_META) \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
 
 PANDOC_FOUND := $(shell command -v $(PANDOC) 2>/dev/null)
@@ -83,14 +64,7 @@ DOCS_ANSWER_PAGES := $(patsubst answers/%.md,$(DOCS_OUT)/answers/%.html,$(filter
 # course/: the chapters as GitHub-flavoured Markdown, math kept as $...$.
 COURSE_DIR   ?= course
 COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns 80 \
-                --template docs/template.md --lua-filter $(DOCS_FILTER) \
-                --metadata chapters="$(DOCS_CHAPTERS)" \
-                --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
-                --metadata multi-results="$(DOCS_MULTI)" \
-                --metadata harris-results="$(DOCS_HARRIS)" \
-                --metadata clusters-results="$(DOCS_CLUSTERS)" \
-                --metadata results-root=$(RESULTS) \
-                --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
+                --template docs/template.md --lua-filter $(DOCS_FILTER) $(DOCS_META) --metadata course-dir=$(COURSE_DIR)
 # The lab's page on step 10's rounds: not a chapter, made with course/ by the
 # same filter and a template of its own; its links are written as they read
 # from the page (LAB_PAGE: where; the tests make it elsewhere and compare).
@@ -171,14 +145,10 @@ $(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGU
 	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) $(DOCS_EMBED) --resource-path $(DOCS_OUT) --css $(DOCS_OUT)/style.css \
 	    --metadata chapter=course -o $@ $<
 
-print-course-inputs:
-	@echo $(sort $(COURSE_INPUTS))
-
-# The chapters in reading order (tests/terms.py walks them).
-print-chapters:
-	@echo $(DOCS_CHAPTERS)
-
+# make print-course-inputs, print-chapters (tests/docs.sh, tests/terms.py).
+course-inputs = $(sort $(COURSE_INPUTS))
+chapters      = $(DOCS_CHAPTERS)
 docs-clean:
 	rm -rf $(DOCS_OUT)
 
-.PHONY: docs docs-pages docs-clean course lab-page print-course-inputs print-chapters
+.PHONY: docs docs-pages docs-clean course lab-page
