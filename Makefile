@@ -1,15 +1,8 @@
-# The course's one build file. `make help` lists the targets.
-#
-#   make step03 && ./step03     build and run one step
-#   make test                   every test this machine can run
-#
-# With a GPU present, code is built for that GPU; without one, for every
-# architecture this CUDA toolkit supports (a fat binary). ARCH=sm_90 (or
-# ARCH=90) picks one yourself.
-
-# Targets that need a GPU: on a machine without one (nvidia-smi -L lists none),
-# each says so in one line before anything is built, and make exits with
-# status 2. `make help` marks them (GPU); HAVE_GPU= acts as if there were none.
+# The course's one build file; `make help` lists the targets. With a GPU present,
+# code is built for that GPU; without one, for every architecture this CUDA
+# toolkit supports (a fat binary, slow). ARCH=sm_90 (or ARCH=90) picks one.
+# Targets that need a GPU (make help marks them): without one (nvidia-smi -L
+# lists none; HAVE_GPU= acts so), each says so in one line, builds nothing, exits 2.
 GPU_TARGETS := compare compare-rows compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
 ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
@@ -18,11 +11,10 @@ ifeq ($(HAVE_GPU),)
 $(error make $(firstword $(filter $(GPU_TARGETS),$(MAKECMDGOALS))) needs an NVIDIA GPU and this machine shows none (nvidia-smi -L); nothing was built or run)
 endif
 endif
-
-NVCC   ?= nvcc
-CC     ?= gcc
+NVCC      ?= nvcc
+CC        ?= gcc
 CUDA_HOME ?= $(patsubst %/bin/,%,$(dir $(shell command -v $(NVCC))))
-BUILD  := build
+BUILD     := build
 CFLAGS    ?= -O2 -g
 CWARN     := -std=c11 -Wall -Wextra -Werror
 NVCCFLAGS ?= -O3 -lineinfo
@@ -30,22 +22,17 @@ NVCCFLAGS ?= -O3 -lineinfo
 NVWARN    := -std=c++20 -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers,-Wno-unknown-pragmas -Werror all-warnings
 OPENMP    := -fopenmp
 LDLIBS    := -lgomp
-comma := ,
-empty :=
-space := $(empty) $(empty)
+comma     := ,
+space     := $() $()
 
-# ---- GPU architectures -------------------------------------------------------
-# The compute capability of each GPU here ("9.0" -> 90), or ARCH from the
-# command line, or else one cubin per architecture family the toolkit knows
-# (a cubin runs on its own and later minor versions) plus PTX for newer GPUs.
-# ARCH=90 or sm_90 builds a cubin and PTX for that one; ARCH=compute_75 builds
-# PTX alone (the quickest build: the tests on a machine without a GPU).
+# ---- GPU architectures: each GPU's here ("9.0" -> 90), or ARCH, or else a cubin
+# per architecture family the toolkit knows plus PTX for newer GPUs. ARCH=sm_90
+# builds a cubin and PTX for that one; ARCH=compute_75, PTX alone (the quickest).
 ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u)
 PTX_ONLY  := $(patsubst compute_%,%,$(filter compute_%,$(ARCH)))
 ARCH_NUMS := $(patsubst sm_%,%,$(filter-out compute_%,$(ARCH)))
-FAMILIES  := 75 80 90 100 110 120
 KNOWN     := $(patsubst sm_%,%,$(filter sm_%,$(shell $(NVCC) --list-gpu-code 2>/dev/null)))
-FAT       := $(filter $(KNOWN),$(FAMILIES))
+FAT       := $(filter $(KNOWN),75 80 90 100 110 120)
 ifneq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
 GENCODE := $(foreach a,$(ARCH_NUMS),-gencode arch=compute_$(a),code=[sm_$(a),compute_$(a)]) \
            $(foreach a,$(PTX_ONLY),-gencode arch=compute_$(a),code=compute_$(a))
@@ -53,20 +40,16 @@ else
 GENCODE := $(foreach a,$(FAT),-gencode arch=compute_$(a),code=sm_$(a)) \
            -gencode arch=compute_$(lastword $(FAT)),code=compute_$(lastword $(FAT))
 endif
-# Rebuild GPU code when the architectures change.
-$(BUILD)/gencode: FORCE
+$(BUILD)/gencode: FORCE # GPU code is rebuilt when the architectures change
 	@mkdir -p $(@D)
 	@echo '$(GENCODE)' | cmp -s - $@ || echo '$(GENCODE)' > $@
 
-# ---- the harness: one archive per element type ---------------------------------
-# common/*.c compiled for float (build/float/) and uint32 (build/exact/), each
-# kind an archive: a program links only the harness objects it calls.
+# ---- the harness: common/*.c for float (build/float/) and uint32 (build/exact/),
+# each an archive, so that a program links only the objects it calls.
 HARNESS := fail args bound order report device input timing check harness \
            inputs/exact inputs/exact_round inputs/inputs inputs/infile inputs/npy
 HEADERS := common/base.h common/harness.h common/parts.h common/inputs/exact.h common/inputs/inputs.h \
            common/inputs/npy.h
-# What steps include: one_block.cuh (steps 05 to 07, and answers built on them),
-# fixed_order.cuh (steps 08, 09), exact_acc.cuh (step 10).
 STEP_HEADERS := $(wildcard steps/*.cuh)
 LIB_float := $(BUILD)/float/libharness.a
 LIB_exact := $(BUILD)/exact/libharness.a
@@ -82,32 +65,26 @@ $(foreach k,float exact,$(eval $(call OBJ_RULES,$(BUILD)/$(k),common,$$(CFLAGS) 
 $(foreach d,float exact hygiene/float hygiene/exact,$(eval $(BUILD)/$(d)/libharness.a: $(HARNESS:%=$(BUILD)/$(d)/%.o)))
 %/libharness.a:
 	rm -f $@ && $(AR) rcs $@ $^
-
-# PROG(program, source, float|exact, flags, objects, link flags, headers): one
-# program on the harness, with the steps' flags and architectures.
+# prog(program, source, float|exact, flags, objects, link flags, headers, group):
+# one program on the harness with the steps' flags and architectures; make GROUP
+# builds it. prog2: the same, float and program_exact (the exact twins of objects).
 define PROG
 $(1): $(2) $(5) $(LIB_$(3)) $(HEADERS) $(STEP_HEADERS) $(7) $(BUILD)/gencode
 	$(if $(findstring /,$(1)),@mkdir -p $$(@D))
 	$$(NVCC) $$(NVCCFLAGS) $$(NVWARN) $(4) $(call exact_flag,$(3)) $$(GENCODE) -o $$@ $(2) $(5) $(LIB_$(3)) $$(LDLIBS) $(6)
 endef
-prog = $(eval $(call PROG,$(strip $(1)),$(2),$(strip $(3)),$(4),$(5),$(6),$(7)))$(if $(8),$(eval $(8): $(1)))
-# prog2(program, ...): the float program and program_exact, linking the exact
-# twins of the float objects (arguments as PROG's).
+prog  = $(eval $(call PROG,$(strip $(1)),$(2),$(strip $(3)),$(4),$(5),$(6),$(7)))$(if $(8),$(eval $(8): $(1)))
 prog2 = $(call prog,$(1),$(2),float,$(4),$(5),$(6),$(7),$(8))$(call \
   prog,$(1)_exact,$(2),exact,$(4),$(subst /float/,/exact/,$(5)),$(6),$(7),$(8))
 
-# ---- the steps ----------------------------------------------------------------
-# Every steps/NN_name.cu is a step: ./stepNN (float) and build/exact/stepNN
-# (uint32). A step that links more than the harness names its part here by
-# its number: several GPUs (common/multi/, NCCL and MPI); a sum for every row
-# of a matrix (common/rows/).
-MULTI_NUMS := 09
-ROWS_NUMS  := 11
+# ---- the steps: every steps/NN_name.cu, as ./stepNN (float) and build/exact/stepNN
+# (uint32). Step 09 adds common/multi/ (several GPUs: NCCL, MPI), step 11 common/rows/.
+MULTI_NUM  := 09
+ROWS_NUM   := 11
 num         = $(firstword $(subst _, ,$(notdir $(1))))
-srcs_of     = $(foreach n,$(1),$(wildcard steps/$(n)_*.cu))
 steps_of    = $(foreach f,$(1),step$(call num,$(f)))
-MULTI_SRCS := $(call srcs_of,$(MULTI_NUMS))
-ROWS_SRCS  := $(call srcs_of,$(ROWS_NUMS))
+MULTI_SRCS := $(wildcard steps/$(MULTI_NUM)_*.cu)
+ROWS_SRCS  := $(wildcard steps/$(ROWS_NUM)_*.cu)
 STEP_SRCS  := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
 STEPS      := $(call steps_of,$(STEP_SRCS))
 MULTI_STEPS := $(call steps_of,$(MULTI_SRCS))
@@ -116,10 +93,8 @@ EXACT      := $(STEPS:%=$(BUILD)/exact/%)
 ALL_STEPS  := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))
 FIRST_NUM  := $(patsubst step%,%,$(firstword $(ALL_STEPS)))
 LAST_NUM   := $(patsubst step%,%,$(lastword $(ALL_STEPS)))
-
-# NCCL comes with the CUDA Toolkit or the system; MPI (Open MPI's mpicc) only
-# starts one process a GPU. Without either, everything else still builds, and
-# make says once what the steps and answers on several GPUs need.
+# NCCL (the CUDA Toolkit's or the system's) and MPI (mpicc: a process a GPU):
+# without either the rest builds, and make says what is missing.
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
 NCCL_INC    ?= $(firstword $(foreach d,$(nccl_dirs),$(if $(wildcard $(d)/include/nccl.h),$(d)/include)))
 NCCL_LIBDIR ?= $(firstword $(foreach d,$(nccl_dirs:%=%/lib64) $(nccl_dirs:%=%/lib) /usr/lib/x86_64-linux-gnu \
@@ -131,28 +106,25 @@ STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, 
 HAVE_MULTI  := $(if $(strip $(STEP09_NEEDS)),,yes)
 STEP09_MSG  := $(MULTI_STEPS) and the answers on several GPUs need $(strip $(STEP09_NEEDS)), which this \
                machine lacks; the other steps build without them
-MULTI_PARTS := team shard multi
 MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MPI_LINK    = $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
 MULTI_LINK  = -L$(NCCL_LIBDIR) -lnccl $(MPI_LINK)
-# common/multi/ for each kind of build: the steps' (float, exact), and the
-# tests' (tests/tests.mk), with the harness's test seams compiled in.
+multi_objs  = $(foreach p,team shard multi,$(BUILD)/$(1)/multi/$(p).o)
+# common/multi/ for the steps and the tests (ranks on one GPU, a fault, shards shifted).
+flags_exact         := -DREDUCE_EXACT
 flags_float-virtual := -DVIRTUAL_RANKS
 flags_exact-virtual := -DREDUCE_EXACT -DVIRTUAL_RANKS
 flags_float-fault   := -DINJECT_FAULT
 flags_float-shift   := -DVIRTUAL_RANKS -DSHARD_SHIFT=1000
 flags_exact-shift   := -DREDUCE_EXACT -DVIRTUAL_RANKS -DSHARD_SHIFT=1000
-flags_exact         := -DREDUCE_EXACT
 $(foreach k,float exact float-virtual exact-virtual float-fault float-shift exact-shift,$(eval $(call \
   OBJ_RULES,$(BUILD)/$(k)/multi,common/multi,$$(CFLAGS) $$(CWARN) $(flags_$(k)) -I$$(CUDA_HOME)/include \
   $$(MPI_CFLAGS),$(MULTI_HEADERS))))
-multi_objs   = $(MULTI_PARTS:%=$(BUILD)/$(1)/multi/%.o)
 ROWS_HEADERS := $(HEADERS) common/rows/rows.h
 $(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
-
-# What step NN adds to the harness: objects (float or exact), flags, link flags, headers.
-is_multi     = $(filter $(1),$(MULTI_NUMS))
-is_rows      = $(filter $(1),$(ROWS_NUMS))
+# What step NN adds to the harness: objects (float|exact), flags, link flags, headers.
+is_multi     = $(filter $(1),$(MULTI_NUM))
+is_rows      = $(filter $(1),$(ROWS_NUM))
 part_objs    = $(if $(is_multi),$(call multi_objs,$(2)))$(if $(is_rows),$(BUILD)/$(2)/rows/rows.o)
 part_flags   = $(if $(is_multi),-I$(NCCL_INC))
 part_link    = $(if $(is_multi),$(MULTI_LINK))
@@ -161,19 +133,16 @@ BUILDABLE := $(STEP_SRCS) $(ROWS_SRCS) $(if $(HAVE_MULTI),$(MULTI_SRCS))
 $(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,float exact,$(call prog,$(if \
   $(filter exact,$(k)),$(BUILD)/exact/)step$(n),$(f),$(k),$(call part_flags,$(n)),$(call part_objs,$(n),$(k)),$(call \
   part_link,$(n)),$(call part_headers,$(n))))))
-BUILT_STEPS := $(call steps_of,$(BUILDABLE))
+.DEFAULT_GOAL := all
+all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)
+exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))
 ifeq ($(HAVE_MULTI),)
-.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%)
 $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
-	@echo "$(STEP09_MSG)" >&2
-	@exit 1
-BUILT_STEPS += step09-needs
+	@echo "$(STEP09_MSG)" >&2; exit 1
 step09-needs:
 	@echo "$(STEP09_MSG)"
+.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%)
 endif
-
-.DEFAULT_GOAL := all
-all: $(BUILT_STEPS)
 # Without a GPU and without ARCH, say once what a build of the steps costs.
 ifeq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
 ifneq ($(filter all exact answers $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS),$(or $(MAKECMDGOALS),all)),)
@@ -181,23 +150,17 @@ $(info make: no GPU found, so this builds for $(words $(FAT)) architectures ($(F
   ARCH=sm_90 builds for one (sm_80: A100, sm_89: RTX 40xx, sm_90: H100 and H200))
 endif
 endif
-exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))
-
-# The course text, the exercise answers, the tests and the lab's experiments
-# (lab/<question>/) are built by fragments beside them.
+# The course text, the answers, the tests and the lab are built by fragments beside them.
 include docs/docs.mk answers/answers.mk tests/tests.mk lab/claims/claims.mk lab/harris/harris.mk \
         lab/small-sizes/clusters.mk lab/tuning/tuning.mk
 
-# ---- the library baselines and the bandwidth ceiling --------------------------
-# CUB's gpu_to_gpu mode (the baseline of step 08) needs CCCL headers newer than
-# CUDA 13.0's: CCCL_INCLUDE=DIR, or the toolkit's own if they have it, or those
-# that `pip install nvidia-cuda-cccl` puts beside Python's packages.
+# ---- the library baselines, the bandwidth ceiling. CUB's gpu_to_gpu mode (step
+# 08's baseline) and fixed-size segments (step 11's) need CCCL 3.1 or newer:
+# CCCL_INCLUDE=DIR, or the toolkit's, or those of `pip install nvidia-cuda-cccl`.
 has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinism.h),$(1))
 CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
 $(foreach p,cub_sum ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
-# Step 11's baselines: CUB's segmented sum with offsets (any CCCL), and with
-# fixed-size segments (CCCL 3.1 or newer: those that have gpu_to_gpu).
 $(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
 ifneq ($(CCCL_INCLUDE),)
 $(call prog,$(BUILD)/bench/cub_rows_fixed,bench/cub_rows.cu,float,-I$(CCCL_INCLUDE) -DFIXED_SIZE,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
@@ -207,7 +170,7 @@ bench:
 	@echo "SKIP cub_gpu_to_gpu: CUB's gpu_to_gpu mode needs newer CCCL headers than this CUDA Toolkit has: pip install nvidia-cuda-cccl, or CCCL_INCLUDE=DIR (the folder with cub/ and cuda/)"
 endif
 
-# ---- measurements (results/<gpu>/; the plots and README table come from them) ----
+# ---- measurements, into results/<gpu>/ (ONLY=... measures those alone, the others' rows kept)
 MAX_N ?= 2^28
 compare: all bench
 	python3 bench/compare.py --max-n '$(MAX_N)' $(if $(ONLY),--only '$(ONLY)')
@@ -223,7 +186,6 @@ bits: step08
 compare-multi: step08 step09 $(BUILD)/answers/10_multi_gpu
 	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS)) $(if $(LARGE),--large '$(LARGE)') \
 	    $(if $(LARGE_ONLY),--large-only)
-# Where a small sum's microseconds go on several GPUs (lab/multi-gpu/).
 $(BUILD)/lab/collectives: lab/multi-gpu/collectives.cu $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -I$(NCCL_INC) -o $@ $< -L$(NCCL_LIBDIR) -lnccl
@@ -233,34 +195,27 @@ plots:
 	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
 readme-table: step03
 	python3 bench/readme_table.py
-
-# compute-sanitizer's four tools over every step and SANITIZE_EXTRA.
-SANITIZE_N := 1,1000,2^20+3
-SANITIZE_EXTRA ?= $(ANSWERS_SANITIZE) $(CLUSTERS_DIR)/flag_sum
 # A target that needs a tool says so in one line, and that nothing was done.
 NO_GPU_MSG = ./step$(STEP) --check-only --n 1 >/dev/null 2>&1 || { \
     echo "make $@: no usable GPU here ($$(./step$(STEP) --check-only --n 1 2>&1 >/dev/null | head -1)); nothing was done" >&2; exit 1; }
+SANITIZE_N := 1,1000,2^20+3
+SANITIZE_EXTRA ?= $(ANSWERS_SANITIZE) $(CLUSTERS_DIR)/flag_sum
 ifeq ($(shell command -v compute-sanitizer 2>/dev/null),)
 sanitize:
-	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2
-	@exit 1
+	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2; exit 1
 else
 sanitize: $(STEPS) $(SANITIZE_EXTRA)
 	@$(NO_GPU_MSG)
 	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS) $(SANITIZE_EXTRA)
 endif
-
-# Nsight Compute on one step (ncu, or profile: every step and CUB at a few sizes).
 STEP  ?= 03
 NCU_N ?= 2^24
 NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
-  sm__warps_active.avg.pct_of_peak_sustained_active \
-  $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,\
-    smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
+  sm__warps_active.avg.pct_of_peak_sustained_active $(foreach r,long_scoreboard barrier membar lg_throttle \
+  wait short_scoreboard,smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
 ifeq ($(shell command -v ncu 2>/dev/null),)
 ncu profile:
-	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2
-	@exit 1
+	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2; exit 1
 else
 ncu: step$(STEP)
 	@$(NO_GPU_MSG)
@@ -272,7 +227,6 @@ profile: all bench
 endif
 sass: step$(STEP) $(BUILD)/exact/step$(STEP)
 	@bash bench/sass.sh $(STEP)
-
 # make print-NAME prints variable NAME (the tests read these); \n starts a line.
 steps          = $(STEP_SRCS) $(MULTI_SRCS)
 rows-steps     = $(ROWS_SRCS)
@@ -282,10 +236,8 @@ gpu-targets    = $(GPU_TARGETS)
 sanitize-extra = $(SANITIZE_EXTRA)
 print-%:
 	@printf '%b' '$(strip $($*))$(if $(strip $($*)),\n)'
-
 clean:
 	rm -rf $(BUILD) $(ALL_STEPS)
-
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:
 	@echo "Build"
@@ -357,12 +309,10 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 	@echo "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
 	@echo "and make exits with status 2."
-
 FORCE:
-# Last resort, for a goal that no rule makes (make step12, make stpe07): one
-# line that names the steps there are (make exits with status 2). .DEFAULT,
-# not a match-anything rule: that one would also give its recipe to targets
-# that have prerequisites and no recipe of their own (multi-tests).
+# Last resort, for a goal that no rule makes (make step12, make stpe07): one line
+# that names the steps there are (exit 2). .DEFAULT, not a match-anything rule:
+# that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
 .PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots \

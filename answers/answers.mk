@@ -1,8 +1,6 @@
-# answers.mk: the exercise answers (make answers, make answers-rows), each a
-# full program on the harness built like the steps: build/answers/NAME (float)
-# and, where an integer sum makes sense, build/answers/NAME_exact (uint32).
+# answers.mk: the exercise answers, each a program on the harness built like the
+# steps: build/answers/NAME (float) and, where it makes sense, NAME_exact (uint32).
 ANSWERS_DIR := $(BUILD)/answers
-
 # Most answers are answers/NAME.cu; src_NAME and flags_NAME build another
 # answer's source with a switch, so that the two versions stay one diff apart.
 src_01_interleaved_strided   := 01_interleaved
@@ -17,12 +15,10 @@ flags_10_group64_span24      := -DGROUP64_SPAN=24
 # The softmax with the row's end padded with 0 where it takes -inf: wrong on purpose.
 src_11_softmax_pad0          := 11_softmax
 flags_11_softmax_pad0        := -DPAD=0.0f
-
-# Float and exact. The exact build has no meaning for 07_normalize (it divides
-# by the sum), 07_plain_launch (it never gets to a sum), cluster_occupancy (not
-# a sum), flag_no_clear (wrong whatever the element type), 10_group64_span24
-# (the exact build has no fast path) and step 11's (a softmax, bf16 rows):
-# those are float only.
+# Float and exact, but float only where an exact build has no meaning: 07_normalize
+# (divides by the sum), 07_plain_launch (never sums), cluster_occupancy (not a sum),
+# flag_no_clear (wrong whatever the type), 10_group64_span24 (the exact build has no
+# fast path) and step 11's (a softmax, bf16 rows).
 ANSWERS_BOTH  := 00_racy 01_racy_shared 04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor \
                  04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_no_fence 06_acq_rel \
                  07_stride_bug 07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point 10_group64 \
@@ -35,7 +31,6 @@ $(foreach a,$(ANSWERS_FLOAT),$(call prog,$(ANSWERS_DIR)/$(a),$(call asrc,$(a)),f
 # The answers of the appendix on small sizes include the programs' own headers.
 $(ANSWERS_DIR)/flag_block0 $(ANSWERS_DIR)/flag_block0_exact $(ANSWERS_DIR)/flag_no_clear: lab/small-sizes/flag_sum.cuh lab/small-sizes/thread_sum.cuh
 $(ANSWERS_DIR)/cluster_occupancy: lab/small-sizes/clusters.cuh lab/small-sizes/clusters_meet.cuh lab/small-sizes/clusters_loads.cuh
-
 # Answers on several GPUs, built like step 09 where NCCL and MPI are.
 ifneq ($(HAVE_MULTI),)
 $(foreach a,09_allreduce 10_multi_gpu 10_round_ranks,$(foreach k,float exact,$(call prog,$(ANSWERS_DIR)/$(a)$(if \
@@ -46,12 +41,9 @@ endif
 ranks-programs: $(if $(HAVE_MULTI),$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact)
 # Step 11's answers that are programs: the build tier of the tests builds them.
 answers-rows: $(addprefix $(ANSWERS_DIR)/,11_softmax 11_softmax_pad0 11_bf16)
-
-# Answers that must be clean under all four compute-sanitizer tools (make
-# sanitize). Left out on purpose: 00_racy and 01_racy_shared (races are their
-# lesson), 06_no_fence (a missing fence, its lesson), 07_plain_launch (it stops
-# on purpose), 07_stride_bug and flag_no_clear (wrong on purpose) and
-# cluster_occupancy (it sums nothing).
+# Clean under make sanitize's four tools. Left out on purpose: 00_racy, 01_racy_shared
+# and 06_no_fence (a race or a missing fence is their lesson), 07_plain_launch (stops),
+# 07_stride_bug and flag_no_clear (wrong on purpose), cluster_occupancy (sums nothing).
 ANSWERS_SANITIZE := $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleaved \
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
                   04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \

@@ -5,10 +5,7 @@ test:
 	@T="$(T)" V="$(V)" bash tests/run
 test-full:
 	@FULL=1 T="$(T)" V="$(V)" bash tests/run
-
-# ---- host unit tests (no GPU) ----------------------------------------------------
-# UNIT_TEST(name, source, float|exact, objects): compiled by the host's
-# compiler, linked by nvcc with the harness.
+# ---- host unit tests (no GPU): compiled by the host's compiler, linked by nvcc.
 define UNIT_TEST
 $(TB)/$(1): tests/$(2).c $(4) $(LIB_$(3)) $(HEADERS)
 	@mkdir -p $$(@D)
@@ -19,10 +16,8 @@ endef
 $(eval $(call UNIT_TEST,unit_float,unit,float,$(BUILD)/float/multi/shard.o))
 $(eval $(call UNIT_TEST,unit_exact,unit,exact,$(BUILD)/exact/multi/shard.o))
 $(eval $(call UNIT_TEST,replica,replica,float))
-
-# The inputs, the exact sum and the user's file (common/inputs/, plain C11 with
-# OpenMP): their tests; the same with exact_round truncating (a wrong
-# reference: the tests must fail it); the same under ASan and UBSan.
+# common/inputs/ (plain C11, OpenMP): its tests; the same with exact_round
+# truncating (a wrong reference the tests must fail); the same under ASan, UBSan.
 INPUTS_SRCS := $(addprefix common/inputs/,exact.c exact_round.c inputs.c infile.c npy.c)
 INPUTS_TEST := $(addprefix tests/,unit_inputs.c unit_claims.c unit_exact_sum.c unit_infile.c)
 INPUTS_DEPS := $(INPUTS_SRCS) $(INPUTS_TEST) tests/unit_inputs.h $(addprefix common/inputs/,exact.h inputs.h npy.h)
@@ -37,9 +32,7 @@ $(BUILD)/lab/exact_speed: lab/exact-reference/exact_speed.c $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $< $(filter-out %/infile.c %/npy.c,$(INPUTS_SRCS)) -lm
 exact-speed: $(BUILD)/lab/exact_speed
-
-# Step 10's accumulator (steps/exact_acc.cuh) on the CPU, as the kernel runs it,
-# each sum checked by an exact oracle: float, float without FP64, uint32.
+# Step 10's accumulator on the CPU: float, float without FP64, uint32.
 EXACT_ACC := -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -x c++ -I$(CUDA_HOME)/include \
              -I$(CUDA_HOME)/include/cccl -Isteps
 exact_acc_flags = $(if $(findstring no_fp64,$(1)),-DEXACT_NO_FP64)$(if $(filter %_exact,$(1)),-DREDUCE_EXACT)
@@ -55,12 +48,9 @@ exact-acc-test: $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_ex
 	$(TB)/exact_acc_exact
 exact-acc-mutants:
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
-
-# ---- mutants: broken kernels that the GPU tests must catch ----------------------
-# tests/mutants/NAME.cu, float and exact.
+# ---- mutants: broken kernels the GPU tests must catch (tests/mutants/NAME.cu, and
+# sed scripts over a step or answer, which must change it)
 $(foreach f,$(wildcard tests/mutants/*.cu),$(call prog2,$(BUILD)/mutants/$(basename $(notdir $(f))),$(f),,,,,,mutants))
-# SED_MUTANT(source made, sed script, source): the source changed by the
-# script, which must change it.
 define SED_MUTANT
 $(1): $(2) $(3)
 	@mkdir -p $$(@D)
@@ -70,20 +60,13 @@ endef
 sed_mutant = $(eval $(call SED_MUTANT,$(1),$(2),$(3)))
 sed_names  = $(patsubst tests/mutants/$(1)/%.sed,%,$(wildcard tests/mutants/$(1)/*.sed))
 $(call sed_mutant,$(TB)/mutant/exact_round.c,tests/mutants/exact_round_truncate.sed,common/inputs/exact_round.c)
-# Step 11 (tests/mutants/rows/), float and exact: tests/rows.sh must catch each.
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
   $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
-# Step 10 with one change that only the GPU runs (tests/mutants/exact_gpu/).
 $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact_gpu/$(m).cu,tests/mutants/exact_gpu/$(m).sed,steps/10_exact.cu)\
   $(call prog,$(BUILD)/mutants/exact_gpu/$(m),$(BUILD)/mutants/exact_gpu/$(m).cu,float,-Isteps,,,,exact-gpu-mutants))
-
-# ---- programs on several GPUs as the tests build them, where NCCL and MPI are ----
-#   NAME_virtual   G ranks on one GPU (--virtual-ranks G), through a stand-in
-#                  NCCL (tests/fake_nccl/): everything but NCCL's byte moves
-#   NAME_fault     REDUCE_FAULT_RANK=r makes rank r's timed runs fault
-#   mutants        one sed script away from the step or answer of from_NAME
-# The harness's test seams are compiled in only here (the kinds of common/multi/
-# objects, in the Makefile). multi_test(program, source, kind)
+# ---- programs on several GPUs, where NCCL and MPI are, with the harness's test seams:
+# NAME_virtual runs G ranks on one GPU through a stand-in NCCL (tests/fake_nccl/);
+# NAME_fault: REDUCE_FAULT_RANK=r makes rank r fault. multi_test(program, source, kind)
 is_fault   = $(findstring fault,$(3))
 multi_test = $(call prog,$(1),$(2),$(if $(findstring exact,$(3)),exact,float),-Isteps -Ianswers $(if $(is_fault),-I$(NCCL_INC),-Itests/fake_nccl),$(if \
   $(is_fault),,tests/fake_nccl/nccl.cu) $(call multi_objs,$(3)),$(if $(is_fault),$(MULTI_LINK),$(MPI_LINK)),$(MULTI_HEADERS) \
@@ -103,32 +86,22 @@ $(foreach m,$(call sed_names,multi),$(call sed_mutant,$(MM)/src/$(m).cu,tests/mu
   $(call multi_test,$(MM)/$(m)_real,$(MM)/src/$(m).cu,float-fault))
 $(call multi_test,$(MM)/shard_shift,$(MULTI_SRCS),float-shift)
 $(call multi_test,$(MM)/shard_shift_exact,$(MULTI_SRCS),exact-shift)
-# Step 10 from a copy of its sources in build/variants/NAME/ (lab/exact-tail/).
-$(BUILD)/variants/%/step10: $(addprefix $(BUILD)/variants/%/,10_exact.cu exact_acc.cuh exact_digits.cuh exact_group.cuh \
-                            exact_meet.cuh) $(call multi_objs,float) $(LIB_float) $(MULTI_HEADERS) $(BUILD)/gencode
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -Isteps -I$(NCCL_INC) $(GENCODE) -o $@ $< $(call multi_objs,float) $(LIB_float) \
-	    $(LDLIBS) $(MULTI_LINK)
 endif
 mutants: multi-tests
-
-# ---- hygiene: host code under ASan and UBSan, the argument fuzzer, static analysis ----
-# -fno-sanitize-recover=all turns every UBSan report into a stop, like ASan's.
+# ---- hygiene: host code under ASan and UBSan (every report a stop), the fuzzer
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-# nvcc splits -Xcompiler values at commas, so each flag goes on its own.
-SAN_XFLAGS  := $(foreach f,-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all \
-                 -fno-omit-frame-pointer,-Xcompiler $(f))
+SAN_XFLAGS  := $(foreach f,$(subst $(comma), -fsanitize=,$(SAN_FLAGS)),-Xcompiler $(f)) # (one flag each for nvcc)
 HYG         := $(BUILD)/hygiene
 $(foreach k,float exact,$(eval $(call OBJ_RULES,$(HYG)/$(k),common,-O1 -g $$(SAN_FLAGS) $$(CWARN) $$(OPENMP) \
   $(call exact_flag,$(k)) -I$$(CUDA_HOME)/include,$(HEADERS))))
-# The unit tests, linked by gcc with the static CUDA runtime, as nvcc would.
+# The unit tests, linked by gcc with the static CUDA runtime as nvcc would.
 $(HYG)/unit_float $(HYG)/unit_exact: $(HYG)/unit_%: tests/unit.c $(HYG)/%/multi/shard.o $(HYG)/%/libharness.a $(HEADERS)
 	$(CC) -O1 -g $(SAN_FLAGS) $(CWARN) $(OPENMP) $(call exact_flag,$*) -I$(CUDA_HOME)/include -o $@ $< \
 	    $(HYG)/$*/multi/shard.o $(HYG)/$*/libharness.a -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread $(LDLIBS) -lm
 # The fuzzer takes from the harness only the argument parser (and the inputs' names).
 $(HYG)/fuzz_args: tests/fuzz_args.c $(HYG)/float/libharness.a $(HEADERS)
 	$(CC) -O1 -g $(SAN_FLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(HYG)/float/libharness.a -lm
-# Every step with its host code sanitized, PTX for the oldest architecture the
-# course supports (quick to build): the misuse table runs against these.
+# Every step with its host code sanitized, PTX for the oldest architecture (quick).
 $(foreach f,$(STEP_SRCS) $(ROWS_SRCS),$(eval $(HYG)/step$(call num,$(f)): $(f) $(if $(call is_rows,$(call num,$(f))),\
   $(HYG)/float/rows/rows.o $(ROWS_HEADERS)) $(HYG)/float/libharness.a $(HEADERS)))
 $(HYG)/step%:
@@ -137,10 +110,8 @@ HYG_STEPS ?= $(STEPS)
 hygiene-build: $(HYG)/unit_float $(HYG)/unit_exact $(HYG)/fuzz_args $(HYG_STEPS:step%=$(HYG)/step%)
 hygiene:
 	@bash tests/hygiene.sh
-# What tests/hygiene.sh needs from here, as shell assignments.
 hygiene-vars:
 	@echo "SAN_FLAGS='$(SAN_FLAGS)'; CUDA_INC='$(CUDA_HOME)/include'"
-
 # ---- GPU only: faults reported clearly, large inputs, long runs ------------------
 $(foreach f,$(wildcard tests/faults/*.cu),$(call prog2,$(BUILD)/faults/$(basename $(notdir $(f))),$(f),,,,,,faults-build))
 faults: $(STEPS) $(EXACT) faults-build

@@ -1,10 +1,7 @@
-# lab/small-sizes/clusters.mk: the appendix on small sizes (make clusters,
-# clusters-programs, flag-sum). lab/small-sizes/clusters.cu is one program:
-# -DMEET=... picks how clusters meet, -DASYNC_LOADS=1 loads through
-# cg::memcpy_async. Cluster code needs sm_90: built for an older GPU it
-# compiles, and the program refuses to run with one line (exit 3);
-# clusters_sm75 is such a build, for tests/clusters.sh. The flag-word sum
-# (flag_sum.cu) has no cluster in it and runs wherever the steps run.
+# lab/small-sizes/clusters.mk: the appendix on small sizes. clusters.cu is one
+# program: -DMEET=... picks how clusters meet, -DASYNC_LOADS=1 loads through
+# cg::memcpy_async. It needs sm_90: built for older GPUs it compiles and refuses to
+# run (clusters_sm75, for tests/clusters.sh). flag_sum.cu runs wherever the steps do.
 CLUSTERS_DIR := $(BUILD)/clusters
 flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
