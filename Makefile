@@ -1,8 +1,6 @@
-# The course's one build file; `make help` lists the targets. With a GPU present,
-# code is built for that GPU; without one, for every architecture this CUDA
-# toolkit supports (a fat binary, slow). ARCH=sm_90 (or ARCH=90) picks one.
-# Targets that need a GPU (make help marks them): without one (nvidia-smi -L
-# lists none; HAVE_GPU= acts so), each says so in one line, builds nothing, exits 2.
+# The course's one build file; `make help` lists the targets. Code is built for this machine's
+# GPU or, with none, for every architecture the toolkit knows (slow): ARCH=sm_90 picks one.
+# Targets that need a GPU: without one (nvidia-smi -L; HAVE_GPU= acts so) they say so, exit 2.
 GPU_TARGETS := compare compare-rows compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
 ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
@@ -23,11 +21,9 @@ NVWARN    := -std=c++20 -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers
 OPENMP    := -fopenmp
 LDLIBS    := -lgomp
 comma     := ,
-space     := $() $()
 
-# ---- GPU architectures: each GPU's here ("9.0" -> 90), or ARCH, or else a cubin
-# per architecture family the toolkit knows plus PTX for newer GPUs. ARCH=sm_90
-# builds a cubin and PTX for that one; ARCH=compute_75, PTX alone (the quickest).
+# ---- GPU architectures: each GPU's here ("9.0" -> 90), or ARCH, or else a cubin per family
+# the toolkit knows and PTX for newer GPUs. ARCH=compute_75 builds PTX alone (the quickest).
 ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u)
 PTX_ONLY  := $(patsubst compute_%,%,$(filter compute_%,$(ARCH)))
 ARCH_NUMS := $(patsubst sm_%,%,$(filter-out compute_%,$(ARCH)))
@@ -46,13 +42,10 @@ $(BUILD)/gencode: FORCE # GPU code is rebuilt when the architectures change
 
 # ---- the harness: common/*.c for float (build/float/) and uint32 (build/exact/),
 # each an archive, so that a program links only the objects it calls.
-HARNESS := fail args bound order report device input timing check harness \
-           inputs/exact inputs/exact_round inputs/inputs inputs/infile inputs/npy
-HEADERS := common/base.h common/harness.h common/parts.h common/inputs/exact.h common/inputs/inputs.h \
-           common/inputs/npy.h
+HARNESS := $(patsubst common/%.c,%,$(wildcard common/*.c common/inputs/*.c))
+HEADERS := $(wildcard common/*.h common/inputs/*.h)
 STEP_HEADERS := $(wildcard steps/*.cuh)
-LIB_float := $(BUILD)/float/libharness.a
-LIB_exact := $(BUILD)/exact/libharness.a
+lib        = $(BUILD)/$(1)/libharness.a
 exact_flag = $(if $(findstring exact,$(1)),-DREDUCE_EXACT)
 # OBJ_RULES(dir, sources, compiler flags, headers): sources/%.c into dir/%.o.
 define OBJ_RULES
@@ -69,11 +62,11 @@ $(foreach d,float exact hygiene/float hygiene/exact,$(eval $(BUILD)/$(d)/libharn
 # one program on the harness with the steps' flags and architectures; make GROUP
 # builds it. prog2: the same, float and program_exact (the exact twins of objects).
 define PROG
-$(1): $(2) $(5) $(LIB_$(3)) $(HEADERS) $(STEP_HEADERS) $(7) $(BUILD)/gencode
+$(1): $(2) $(5) $(call lib,$(3)) $(HEADERS) $(STEP_HEADERS) $(7) $(BUILD)/gencode
 	$(if $(findstring /,$(1)),@mkdir -p $$(@D))
-	$$(NVCC) $$(NVCCFLAGS) $$(NVWARN) $(4) $(call exact_flag,$(3)) $$(GENCODE) -o $$@ $(2) $(5) $(LIB_$(3)) $$(LDLIBS) $(6)
+	$$(NVCC) $$(NVCCFLAGS) $$(NVWARN) $(4) $(call exact_flag,$(3)) $$(GENCODE) -o $$@ $(2) $(5) $(call lib,$(3)) $$(LDLIBS) $(6)
 endef
-prog  = $(eval $(call PROG,$(strip $(1)),$(2),$(strip $(3)),$(4),$(5),$(6),$(7)))$(if $(8),$(eval $(8): $(1)))
+prog  = $(eval $(call PROG,$(strip $(1)),$(2),$(strip $(3)),$(4),$(5),$(6),$(7)))$(if $(8),$(eval $(8): $(1))$(eval .PHONY: $(8)))
 prog2 = $(call prog,$(1),$(2),float,$(4),$(5),$(6),$(7),$(8))$(call \
   prog,$(1)_exact,$(2),exact,$(4),$(subst /float/,/exact/,$(5)),$(6),$(7),$(8))
 
@@ -141,7 +134,6 @@ $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
 	@echo "$(STEP09_MSG)" >&2; exit 1
 step09-needs:
 	@echo "$(STEP09_MSG)"
-.PHONY: $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%)
 endif
 # Without a GPU and without ARCH, say once what a build of the steps costs.
 ifeq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
@@ -154,9 +146,8 @@ endif
 include docs/docs.mk answers/answers.mk tests/tests.mk lab/claims/claims.mk lab/harris/harris.mk \
         lab/small-sizes/clusters.mk lab/tuning/tuning.mk
 
-# ---- the library baselines, the bandwidth ceiling. CUB's gpu_to_gpu mode (step
-# 08's baseline) and fixed-size segments (step 11's) need CCCL 3.1 or newer:
-# CCCL_INCLUDE=DIR, or the toolkit's, or those of `pip install nvidia-cuda-cccl`.
+# ---- the baselines, the bandwidth ceiling. CUB's gpu_to_gpu (step 08's) and fixed-size segments
+# (step 11's) need CCCL 3.1+: CCCL_INCLUDE=DIR, the toolkit's, or `pip install nvidia-cuda-cccl`'s.
 has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinism.h),$(1))
 CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
@@ -210,16 +201,15 @@ sanitize: $(STEPS) $(SANITIZE_EXTRA)
 endif
 STEP  ?= 03
 NCU_N ?= 2^24
-NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed \
-  sm__warps_active.avg.pct_of_peak_sustained_active $(foreach r,long_scoreboard barrier membar lg_throttle \
-  wait short_scoreboard,smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
+NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed sm__warps_active.avg.pct_of_peak_sustained_active \
+  $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
 ifeq ($(shell command -v ncu 2>/dev/null),)
 ncu profile:
 	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2; exit 1
 else
 ncu: step$(STEP)
 	@$(NO_GPU_MSG)
-	ncu --clock-control none --metrics $(subst $(space),$(comma),$(strip $(NCU_METRICS))) \
+	ncu --clock-control none --metrics $(subst $() ,$(comma),$(strip $(NCU_METRICS))) \
 	    ./step$(STEP) --n '$(NCU_N)' --check-only
 profile: all bench
 	@$(NO_GPU_MSG)
@@ -309,11 +299,14 @@ help:
 	@echo "  make course         course/ only: the chapters as Markdown"
 	@echo "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
 	@echo "and make exits with status 2."
+
 FORCE:
 # Last resort, for a goal that no rule makes (make step12, make stpe07): one line
 # that names the steps there are (exit 2). .DEFAULT, not a match-anything rule:
 # that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
-.PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots \
-        readme-table sanitize step09-needs ncu profile sass clean help FORCE
+.PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
+  sanitize step09-needs ncu profile sass clean help FORCE answers-rows ranks-programs docs docs-pages docs-clean course \
+  lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build hygiene-vars faults \
+  test-large stress claims harris clusters $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))

@@ -48,4 +48,3 @@ ANSWERS_SANITIZE := $(addprefix $(ANSWERS_DIR)/,04_warp_aggregated 01_interleave
                   01_interleaved_strided 03_warp_xor 04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 \
                   04_binary_partition 06_acq_rel 07_normalize 07_compensated 07_compensated_front \
                   08_chunk_2048 08_fixed_point flag_block0)
-.PHONY: answers answers-rows ranks-programs

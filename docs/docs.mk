@@ -4,8 +4,7 @@
 PANDOC   ?= pandoc
 RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
-# Reading order: the introduction, the primer, one chapter per step, the
-# comparison, the appendices, the measurement notes, the glossary.
+# Reading order: introduction, primer, a chapter per step, comparison, appendices, notes, glossary.
 DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS))))
 DOCS_CHAPTERS := intro primer $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes glossary
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
@@ -22,9 +21,8 @@ DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.sv
 DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
 DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
 DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
-DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
-                      $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
-                                 $(DOCS_CLUSTERS:%=%/latency.csv))
+DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) \
+                      $(DOCS_CLUSTERS:%=%/clusters_floor.csv) $(DOCS_CLUSTERS:%=%/latency.csv))
 
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_FILTER_PARTS := $(filter-out $(DOCS_FILTER),$(wildcard docs/filters/*.lua))
@@ -70,7 +68,6 @@ docs docs-pages course lab-page:
 else
 docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html $(DOCS_ANSWER_PAGES) course
 	@echo "The course is in $(DOCS_OUT)/index.html (one page per chapter) and $(DOCS_OUT)/course.html (one file)."
-# The chapters' pages alone (the tests build them from other results).
 docs-pages: $(DOCS_OUT)/index.html $(DOCS_PAGES)
 # Made whole each time, so that nothing of a removed chapter or chart stays.
 course: $(COURSE_INPUTS)
@@ -118,4 +115,3 @@ course-inputs = $(sort $(COURSE_INPUTS))
 chapters      = $(DOCS_CHAPTERS)
 docs-clean:
 	rm -rf $(DOCS_OUT)
-.PHONY: docs docs-pages docs-clean course lab-page

@@ -1,16 +1,14 @@
 # tests/tests.mk: what the tests build and run (make help lists the targets;
 # tests/run is the suite). Programs broken on purpose never live in steps/.
 TB := $(BUILD)/tests
-test:
-	@T="$(T)" V="$(V)" bash tests/run
-test-full:
-	@FULL=1 T="$(T)" V="$(V)" bash tests/run
+test test-full:
+	@$(if $(filter test-full,$@),FULL=1 )T="$(T)" V="$(V)" bash tests/run
 # ---- host unit tests (no GPU): compiled by the host's compiler, linked by nvcc.
 define UNIT_TEST
-$(TB)/$(1): tests/$(2).c $(4) $(LIB_$(3)) $(HEADERS)
+$(TB)/$(1): tests/$(2).c $(4) $(call lib,$(3)) $(HEADERS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(CWARN) $(call exact_flag,$(3)) -I$$(CUDA_HOME)/include -c $$< -o $$@.o
-	$$(NVCC) -o $$@ $$@.o $(4) $(LIB_$(3)) $$(LDLIBS)
+	$$(NVCC) -o $$@ $$@.o $(4) $(call lib,$(3)) $$(LDLIBS)
 unit: $(TB)/$(1)
 endef
 $(eval $(call UNIT_TEST,unit_float,unit,float,$(BUILD)/float/multi/shard.o))
@@ -48,8 +46,7 @@ exact-acc-test: $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_ex
 	$(TB)/exact_acc_exact
 exact-acc-mutants:
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
-# ---- mutants: broken kernels the GPU tests must catch (tests/mutants/NAME.cu, and
-# sed scripts over a step or answer, which must change it)
+# ---- mutants the GPU tests must catch: tests/mutants/NAME.cu, and sed scripts that must change a source
 $(foreach f,$(wildcard tests/mutants/*.cu),$(call prog2,$(BUILD)/mutants/$(basename $(notdir $(f))),$(f),,,,,,mutants))
 define SED_MUTANT
 $(1): $(2) $(3)
@@ -87,6 +84,7 @@ $(foreach m,$(call sed_names,multi),$(call sed_mutant,$(MM)/src/$(m).cu,tests/mu
 $(call multi_test,$(MM)/shard_shift,$(MULTI_SRCS),float-shift)
 $(call multi_test,$(MM)/shard_shift_exact,$(MULTI_SRCS),exact-shift)
 endif
+multi-tests: # (built above where NCCL and MPI are)
 mutants: multi-tests
 # ---- hygiene: host code under ASan and UBSan (every report a stop), the fuzzer
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -124,5 +122,3 @@ STRESS_SEED    ?= 1
 STRESS_BUILDS  ?= float exact
 stress: $(STEPS) $(EXACT)
 	@python3 tests/stress.py --seconds $(STRESS_SECONDS) --seed $(STRESS_SEED) --builds $(STRESS_BUILDS)
-.PHONY: test test-full unit exact-speed exact-acc-test exact-acc-mutants mutants rows-mutants exact-gpu-mutants \
-        multi-tests hygiene hygiene-build hygiene-vars faults faults-build test-large stress

@@ -6,4 +6,3 @@ $(foreach k,$(HARRIS),$(call prog,$(BUILD)/harris/harris$(k),lab/harris/harris.c
   $(call prog,$(BUILD)/exact/harris/harris$(k),lab/harris/harris.cu,exact,-DKERNEL=$(k),,,,harris-kernels))
 harris: $(HARRIS:%=$(BUILD)/exact/harris/harris%) $(foreach s,01 02 03 04 05 06 07,$(BUILD)/exact/step$(s))
 	python3 lab/harris/harris.py
-.PHONY: harris harris-kernels

@@ -1,7 +1,6 @@
-# lab/small-sizes/clusters.mk: the appendix on small sizes. clusters.cu is one
-# program: -DMEET=... picks how clusters meet, -DASYNC_LOADS=1 loads through
-# cg::memcpy_async. It needs sm_90: built for older GPUs it compiles and refuses to
-# run (clusters_sm75, for tests/clusters.sh). flag_sum.cu runs wherever the steps do.
+# lab/small-sizes/clusters.mk: the appendix on small sizes. clusters.cu: -DMEET=... picks how
+# clusters meet, -DASYNC_LOADS=1 loads through cg::memcpy_async; it needs sm_90 (built for
+# older GPUs it refuses to run: clusters_sm75, for tests/clusters.sh). flag_sum.cu runs anywhere.
 CLUSTERS_DIR := $(BUILD)/clusters
 flags_clusters_wait  := -DMEET=MEET_WAIT
 flags_clusters_pdl   := -DMEET=MEET_LAUNCH
@@ -15,9 +14,9 @@ $(foreach p,clusters clusters_wait clusters_pdl clusters_async,$(call prog,$(CLU
 $(call prog,$(CLUSTERS_DIR)/latency,lab/small-sizes/latency.cu,float,,,,lab/small-sizes/latency_kernels.cuh \
   lab/small-sizes/latency_launch.h lab/small-sizes/clusters.cu $(CLUSTERS_HDRS),clusters-programs)
 # Built for compute capability 7.5 only (PTX): on any GPU it must refuse, clearly.
-$(CLUSTERS_DIR)/clusters_sm75: lab/small-sizes/clusters.cu $(CLUSTERS_HDRS) $(LIB_float) $(HEADERS)
+$(CLUSTERS_DIR)/clusters_sm75: lab/small-sizes/clusters.cu $(CLUSTERS_HDRS) $(call lib,float) $(HEADERS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(LIB_float) $(LDLIBS)
+	$(NVCC) $(NVCCFLAGS) $(NVWARN) -gencode arch=compute_75,code=compute_75 -o $@ $< $(call lib,float) $(LDLIBS)
 FLAG_SUM_HDRS := lab/small-sizes/flag_sum.cuh lab/small-sizes/thread_sum.cuh
 $(call prog,$(CLUSTERS_DIR)/flag_sum,lab/small-sizes/flag_sum.cu,float,,,,$(FLAG_SUM_HDRS),flag-sum)
 $(call prog,$(BUILD)/exact/clusters/flag_sum,lab/small-sizes/flag_sum.cu,exact,,,,$(FLAG_SUM_HDRS),flag-sum)
@@ -25,4 +24,3 @@ clusters-programs: flag-sum
 clusters: $(addprefix $(CLUSTERS_DIR)/,clusters clusters_wait clusters_pdl clusters_async flag_sum latency) step07 \
           $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
 	python3 lab/small-sizes/clusters.py
-.PHONY: clusters clusters-programs flag-sum

@@ -7,4 +7,3 @@ TUNE_VARIANTS ?= L2_K0_M0_T0 L4_K0_M0_T0 L8_K0_M0_T0 L4_K1_M0_T0 L4_K2_M0_T0 L8_
 tune_flags = $(join -DLOADS_IN_FLIGHT= -DLOAD_KIND= -DMAPPING= -DTICKET=,$(foreach p,L K M T,$(patsubst \
   $(p)%,%,$(filter $(p)%,$(subst _, ,$(1))))))
 $(foreach v,$(TUNE_VARIANTS),$(call prog,$(BUILD)/tune/tune_$(v),lab/tuning/tune.cu,float,$(call tune_flags,$(v)),,,,tune))
-.PHONY: tune
