@@ -55,6 +55,7 @@
 #                 GPUs, WRONG somewhere on cancel
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
@@ -64,26 +65,7 @@ A=build/answers
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 # ---- build ------------------------------------------------------------------
-if make -j"$JOBS" --no-print-directory answers >"$LOGS/build_answers.log" 2>&1; then
-    echo "PASS answers/build"
-else
-    echo "FAIL answers/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_answers.log" | tr '\n' ' ')"
-    exit 0
-fi
-
-# check NAME CSVCHECK_OPTIONS... -- PROGRAM ARGS...: runs the program with
-# --csv and hands its output to tests/csvcheck.py, which prints the line.
-check() {
-    local name=$1 opts=()
-    shift
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    if [ ! -x "$1" ]; then
-        echo "FAIL $name: $1 is not built"
-        return
-    fi
-    "$@" --csv 2>>"$ERR" | python3 tests/csvcheck.py "$name" "${opts[@]}"
-}
+made answers/build "$LOGS/build_answers.log" answers || exit 0
 
 # The correct answers; those with a deterministic claim; float-only ones.
 CORRECT="04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor 04_row_sums

@@ -22,20 +22,15 @@
 #   sanitize      compute-sanitizer's four tools on both, small shapes
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
 ERR=$LOGS/answers_rows.err
 : >"$ERR"
 A=build/answers
-JOBS=$(nproc 2>/dev/null || echo 2)
 
-if make -j"$JOBS" --no-print-directory answers-rows >"$LOGS/build_answers_rows.log" 2>&1; then
-    echo "PASS answers/rows/build"
-else
-    echo "FAIL answers/rows/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_answers_rows.log" | tr '\n' ' ')"
-    exit 0
-fi
+made answers/rows/build "$LOGS/build_answers_rows.log" answers-rows || exit 0
 
 # expect NAME RC LINES REGEX -- PROGRAM ARGS...: the program must exit with
 # RC and print LINES lines, each matching the extended REGEX.

@@ -17,29 +17,16 @@
 #                      exit 3 and one line on a GPU without clusters
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
 ERR=$LOGS/answers_small.err
 : >"$ERR"
 A=build/answers
-JOBS=$(nproc 2>/dev/null || echo 2)
 
-if make -j"$JOBS" --no-print-directory $A/flag_block0 $A/flag_block0_exact $A/flag_no_clear \
-        $A/cluster_occupancy build/clusters/flag_sum >"$LOGS/build_answers_small.log" 2>&1; then
-    echo "PASS answers/small-sizes/build"
-else
-    echo "FAIL answers/small-sizes/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_answers_small.log" | tr '\n' ' ')"
-    exit 0
-fi
-
-check() {
-    local name=$1 opts=()
-    shift
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    "$@" --csv 2>>"$ERR" | python3 tests/csvcheck.py "$name" "${opts[@]}"
-}
+made answers/small-sizes/build "$LOGS/build_answers_small.log" $A/flag_block0 $A/flag_block0_exact \
+    $A/flag_no_clear $A/cluster_occupancy build/clusters/flag_sum || exit 0
 
 # ---- flag_block0 --------------------------------------------------------------------
 for p in $A/flag_block0 $A/flag_block0_exact; do

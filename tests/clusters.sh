@@ -14,6 +14,7 @@
 #                2^31+5, the same bits across ways, determinism, compute-sanitizer
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
@@ -30,17 +31,10 @@ if [ -z "${CLUSTERS_CHECKS:-}" ]; then
 fi
 ERR=$LOGS/clusters.err
 : >"$ERR"
-JOBS=$(nproc 2>/dev/null || echo 2)
 F=build/clusters
 
-if make -j"$JOBS" --no-print-directory clusters-programs build/clusters/clusters_sm75 \
-        >"$LOGS/build_clusters.log" 2>&1; then
-    echo "PASS clusters/build"
-    bash tests/flag_sum.sh
-else
-    echo "FAIL clusters/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_clusters.log" | tr '\n' ' ')"
-    exit 0
-fi
+made clusters/build "$LOGS/build_clusters.log" clusters-programs build/clusters/clusters_sm75 || exit 0
+bash tests/flag_sum.sh
 
 # refuses NAME REGEX PROGRAM ARGS...: exit 3 and one line on stderr, matching REGEX.
 refuses() {

@@ -17,6 +17,7 @@
 #                cluster, memcheck and racecheck on several (n = 1, 1000, 65537)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 ERR=${1:-$LOGS/clusters.err}
@@ -37,15 +38,6 @@ refuses() {
     else
         echo "FAIL $name: exit $rc, $lines lines: $err"
     fi
-}
-
-# check NAME CSVCHECK_OPTIONS... -- PROGRAM ARGS...: the program's --csv output, judged.
-check() {
-    local name=$1 opts=()
-    shift
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    "$@" --csv 2>>"$ERR" | python3 tests/csvcheck.py "$name" "${opts[@]}"
 }
 
 # What this GPU may refuse, and the test then skips: a cluster larger than it runs

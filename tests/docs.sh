@@ -137,11 +137,12 @@ for d in lab lab/*/; do      # the lab's READMEs (lab/README.md, lab/<question>/
     ls "${d%/}"/*.md >/dev/null 2>&1 && check "docs/lab-links/${d%/}" $CHECK mdlinks "${d%/}"
 done
 # Every make target the README or a chapter names is in make help, and so is
-# every target the test runner builds (its build tier: "build NAME TARGET").
+# every target the test runner builds (its build tier, tests/host/build.sh:
+# "build NAME TARGET").
 help=$($MAKE -s help 2>/dev/null)
 missing=
 for t in $( (grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md $(ls lab/*.md lab/*/*.md 2>/dev/null) | sed 's/`make //'
-             sed -n 's/^build [a-z-]* \([a-z][a-z0-9-]*\)$/\1/p' tests/run) | sort -u); do
+             sed -n 's/^build [a-z-]* \([a-z][a-z0-9-]*\)$/\1/p' tests/host/build.sh) | sort -u); do
     case "$t" in step*) t=stepNN ;; all) t='\[all\]' ;; esac
     printf '%s\n' "$help" | grep -Eq "make $t( |$)" || missing="$missing $t"
 done

@@ -20,6 +20,7 @@
 #                n = 1, 1000, 65537
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
@@ -32,15 +33,6 @@ if [ ! -x $F ] || [ ! -x $X ]; then
     echo "FAIL clusters/flag_sum/build: $F or $X is not built (make flag-sum)"
     exit 0
 fi
-
-# check NAME CSVCHECK_OPTIONS... -- PROGRAM ARGS...: the program's --csv output, judged.
-check() {
-    local name=$1 opts=()
-    shift
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    "$@" --csv 2>>"$ERR" | python3 tests/csvcheck.py "$name" "${opts[@]}"
-}
 
 # usage NAME REGEX PROGRAM ARGS...: exit 2 and one line on stderr, matching REGEX.
 usage() {

@@ -17,30 +17,15 @@
 #                that docs/appendix_harris.md is about)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 
 LOGS=build/logs
 mkdir -p "$LOGS"
 ERR=$LOGS/harris.err
 : >"$ERR"
-JOBS=$(nproc 2>/dev/null || echo 2)
 KERNELS="1 2 3 4 5 6 7"
 
-if make -j"$JOBS" --no-print-directory harris-kernels >"$LOGS/build_harris.log" 2>&1; then
-    echo "PASS harris/build"
-else
-    echo "FAIL harris/build: $(grep -m3 -E 'error:|\*\*\*' "$LOGS/build_harris.log" | tr '\n' ' ')"
-    exit 0
-fi
-
-# check NAME CSVCHECK_OPTIONS... -- PROGRAM ARGS...: runs the program with
-# --csv and hands its output to tests/csvcheck.py, which prints the line.
-check() {
-    local name=$1 opts=()
-    shift
-    while [ "$1" != -- ]; do opts+=("$1"); shift; done
-    shift
-    "$@" --csv 2>>"$ERR" | python3 tests/csvcheck.py "$name" "${opts[@]}"
-}
+made harris/build "$LOGS/build_harris.log" harris-kernels || exit 0
 
 # The two builds of kernel K: "float build/harris/harrisK", "exact build/exact/harris/harrisK".
 builds() { echo "float build/harris/harris$1 exact build/exact/harris/harris$1"; }
