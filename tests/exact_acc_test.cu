@@ -35,7 +35,7 @@ typedef uint4 elem4_t;      // harness.h names it for CUDA compilers only
 typedef float4 elem4_t;
 #endif
 #endif
-#include "exact_acc.cuh"   // from steps/, or a mutant's copy (tests/exact.mk)
+#include "exact_acc.cuh"   // from steps/, or a mutant's copy (tests/tests.mk)
 
 // Groups summed in FP64, or (-DEXACT_NO_FP64) with 64-bit integers: the two
 // ways step 10 picks from at run time.

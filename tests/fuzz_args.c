@@ -2,7 +2,7 @@
  *
  *     make build/hygiene/fuzz_args && build/hygiene/fuzz_args [ITERATIONS [SECONDS [SEED]]]
  *
- * Built with AddressSanitizer and UndefinedBehaviorSanitizer (tests/reliability.mk),
+ * Built with AddressSanitizer and UndefinedBehaviorSanitizer (tests/tests.mk),
  * so a read past a string, a buffer overflow or a signed overflow stops the
  * program. Each iteration does three things:
  *

@@ -65,7 +65,7 @@ if [ -x step10 ] && [ -x build/exact/step10 ]; then
         fail "gpu/exact-sum/--grid 65536" "exit $rc: $err"
     fi
     # Mutants of what only the GPU runs (warp 0's carries and adds), each a
-    # sed on a copy of the step (tests/mutants/exact_gpu/, made by tests/exact.mk):
+    # sed on a copy of the step (tests/mutants/exact_gpu/, made by tests/tests.mk):
     # caught. They are built side by side, then run.
     mutants=$(for f in tests/mutants/exact_gpu/*.sed; do basename "$f" .sed; done)
     rm -f $(for m in $mutants; do echo build/mutants/exact_gpu/$m; done)
