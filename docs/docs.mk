@@ -40,7 +40,7 @@ DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.sv
 # Harris's seven kernels (make harris): every results/<gpu>/ with a harris.csv,
 # its files, and the slides' G80 figures.
 DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
-DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
+DOCS_HARRIS_DATA := lab/harris/harris_g80.csv lab/harris/harris_g80.md $(wildcard $(DOCS_HARRIS:%=%/harris*))
 # The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
 # files, and the probes' predictions.
 DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))

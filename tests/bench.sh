@@ -119,24 +119,46 @@ PY
 else echo "FAIL bench/plot-colours: $(echo "$out" | tail -1)"; fi
 rm -rf "$tmp"
 
-# Harris's seven kernels: harris.md and harris_summary.csv are what harris.csv gives, for every GPU
-# and for the docs tests' fixture.
-for d in results/*/ tests/fixtures/results/*/; do
-    [ -f "$d/harris.csv" ] || continue
-    name=${d%/}
+# Harris's seven kernels: harris.md, harris_summary.csv and harris_racecheck.md are what
+# harris.csv (and harris_racecheck.txt) give, for every GPU and for the docs tests' fixture;
+# lab/harris/harris_g80.md is what harris_g80.csv gives; a planted change is caught.
+harris_check() {    # DIR NAME: regenerate DIR's files in a copy, compare with NAME's
+    local d=$1 name=$2 tmp
     tmp=$(mktemp -d)
-    cp "$d/harris.csv" "$tmp/"
-    [ -f "$d/compare.csv" ] && cp "$d/compare.csv" "$tmp/"    # the nominal peak comes from it
-    if ! python3 lab/harris/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    for f in harris.csv compare.csv harris_racecheck.txt; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    if ! python3 lab/harris/harris.py --from "$tmp" --g80 "$tmp/g80.md" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
     else
-        for f in harris.md harris_summary.csv; do
-            if cmp -s "$tmp/$f" "$d/$f"; then echo "PASS bench/$name/$f is what harris.csv gives"
+        for f in harris.md harris_summary.csv harris_racecheck.md; do
+            [ -f "$tmp/$f" ] || [ -f "$name/$f" ] || continue
+            if sed "s|[^\`]*/harris_racecheck.txt|$name/harris_racecheck.txt|" "$tmp/$f" | cmp -s - "$name/$f"; then
+                echo "PASS bench/$name/$f is what harris.csv gives"
             else echo "FAIL bench/$name/$f differs from what harris.csv gives (run python3 lab/harris/harris.py --from $name)"; fi
         done
+        [ "$name" = "${d%/}" ] && cp "$tmp/g80.md" build/harris_g80.md
     fi
     rm -rf "$tmp"
+}
+mkdir -p build
+for d in results/*/ tests/fixtures/results/*/; do
+    [ -f "$d/harris.csv" ] && harris_check "$d" "${d%/}"
 done
+if cmp -s build/harris_g80.md lab/harris/harris_g80.md; then echo "PASS bench/lab/harris/harris_g80.md is what harris_g80.csv gives"
+else echo "FAIL bench/lab/harris/harris_g80.md differs from what harris_g80.csv gives (run python3 lab/harris/harris.py --from results/<gpu>)"; fi
+planted=$(mktemp -d)
+cp tests/fixtures/results/example-gpu/harris* "$planted/"
+python3 - "$planted/harris.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rows[0]["median_us"] = str(2 * float(rows[0]["median_us"]))
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader(); w.writerows(rows)
+PY
+sed -i '0,/RACECHECK SUMMARY: [0-9]*/s//RACECHECK SUMMARY: 99/' "$planted/harris_racecheck.txt"
+out=$(harris_check "$planted" tests/fixtures/results/example-gpu)
+if [ "$(echo "$out" | grep -c "^FAIL.*differs")" -ge 2 ]; then echo "PASS bench/harris-planted: a changed harris.csv or harris_racecheck.txt is caught"
+else echo "FAIL bench/harris-planted: a changed harris.csv or harris_racecheck.txt went unseen: $out"; fi
+rm -rf "$planted"
 # A sum for every row (make compare-rows): rows.md is what rows.csv gives,
 # for every GPU and for the docs tests' fixture (the caption names the CSV).
 for d in results/*/ tests/fixtures/results/*/; do

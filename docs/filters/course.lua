@@ -84,16 +84,6 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         "×") after the number; gpu="all": the value on every GPU, each named;
         path="lab/harris/harris_g80.csv": a file of the tree, not of results/
 
-Harris's seven kernels (make harris, results/<gpu>/harris.*; the G80's
-figures from the slides in lab/harris/harris_g80.csv):
-
-  ```{.harris}          every results/<gpu>/harris.md, without its title
-                        (sections="1 2": only those of its level-2 sections)
-  ```{.harris-g80}      the slides' G80 table
-  ```{.harris-racecheck}  every results/<gpu>/harris_racecheck.txt, as printed
-                        (summary="yes": each run's command, first warning and
-                        summary line; gpus="first": the first GPU's only)
-
 The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
 clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
 docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
@@ -118,6 +108,15 @@ Pages:
                          another Markdown file, without its level-1 title,
                          written as a chapter is: its spans and blocks are
                          filled in as the chapters' are
+  ::: {.include-markdown .results each="harris.md" sections="1 2" source="yes" make="make harris"}
+                         Markdown a script wrote: each= every results/<gpu>/
+                         that has the file (gpus="first": the first only),
+                         results= results/FILE, or file=; with a class (.results,
+                         .listing) the div takes it, the title stays (level 3,
+                         sections level 4; sections="1 2": only those), the
+                         tables' widths are left to the browser; source="yes":
+                         "(From FILE.)" after each; make=: the command a note
+                         names where no GPU has the file
   ::: web-only           left out of the one-page course
 
 Metadata, set by docs/docs.mk (the filter adds step-count, the number of

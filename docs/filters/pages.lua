@@ -4,27 +4,58 @@
 -- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
 -- level-1 title; a missing file gives a one-line note. The file is written
 -- as a chapter is, so its numbers, tables and code come through this filter
--- too ([]{.m ...} and the rest; the handlers are defined below).
+-- too ([]{.m ...} and the rest). The file is read where it is in the tree;
+-- the numbers in it come from RESULTS, as the chapters' do.
+-- Markdown that a script wrote (each=, results=, or a class given) keeps
+-- its title (level 3, its sections level 4) and its tables' widths are left
+-- to the browser; the div takes the classes given (.results, .listing).
 function include_markdown(el)
-  -- The file is read where it is in the tree (results/NOTES.md is text, not a
-  -- measurement); the numbers in it come from RESULTS, as the chapters' do.
-  local path = el.attributes["file"]
-  local text = path and read_file(path)
-  if not text then return note("*`" .. tostring(path) .. "` is not there yet.*") end
-  local blocks = {}
-  for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
-    if not (b.t == "Header" and b.level == 1) then blocks[#blocks + 1] = b end
+  local a, files = el.attributes, {}
+  if a.each then
+    for _, dir in ipairs(cfg.results) do
+      if read_file(dir .. "/" .. a.each) and not (a.gpus == "first" and #files > 0) then files[#files + 1] = dir .. "/" .. a.each end
+    end
+  elseif a.results then
+    if read_file(cfg.root .. "/" .. a.results) then files[1] = cfg.root .. "/" .. a.results end
+  elseif a.file and read_file(a.file) then files[1] = a.file end
+  if #files == 0 then
+    if a.make then
+      return note("*Not measured yet: `" .. a.make .. "` on a machine with a GPU writes `results/<gpu>/" ..
+                  (a.each or a.results) .. "`.*")
+    end
+    return note("*`" .. tostring(a.file) .. "` is not there yet.*")
   end
-  return pandoc.Div(walk(blocks, handlers), pandoc.Attr("", { "included" }))
+  local classes = el.classes:filter(function(c) return c ~= "include-markdown" end)
+  local generated = #classes > 0
+  local keep = {}
+  for _, k in ipairs(words(a.sections or "")) do keep[tonumber(k) or fail("include-markdown: sections=\"1 2\"")] = true end
+  local blocks = {}
+  for _, path in ipairs(files) do
+    local section = 0
+    for _, b in ipairs(markdown(read_file(path))) do
+      if b.t == "Header" and generated then
+        b.level = b.level == 1 and 3 or 4
+        b.identifier = ""
+        if b.level == 4 then section = section + 1 end
+      end
+      if not (b.t == "Header" and b.level == 1) and (not a.sections or section == 0 or keep[section]) then
+        blocks[#blocks + 1] = b
+      end
+    end
+    if a.source then blocks[#blocks + 1] = pandoc.Para({ pandoc.Str("(From "), pandoc.Code(path), pandoc.Str(".)") }) end
+  end
+  if a.each then blocks = as_chapter(blocks) elseif generated then blocks = as_chapter(blocks, true) end
+  return pandoc.Div(walk(blocks, handlers), pandoc.Attr("", generated and classes or { "included" }))
 end
 
 -- Markdown that a script generated (harris.md, multi.md) as the chapters
 -- show it: 2^28 (as the scripts write it) as a power, on the pages and in
 -- course/ alike, and its tables with the widths left to the browser, as
 -- pipe_table leaves them.
-function as_chapter(blocks)
+function as_chapter(blocks, widths_only)
   return walk(blocks, {
     Str = function(el)
+      if widths_only then return nil end
       -- Every power in the word: "(2^14..2^22)" has two.
       local out, rest = {}, el.text
       while true do
@@ -45,7 +76,7 @@ function as_chapter(blocks)
       -- A column of words (Harris's techniques) may wrap; the numbers keep
       -- to one line (style.css, table.words-2).
       local head = el.head and el.head.rows and el.head.rows[1]
-      if head and head.cells[2] and stringify(head.cells[2].contents) == "technique" then
+      if head and head.cells[2] and not widths_only and stringify(head.cells[2].contents) == "technique" then
         el.classes:insert("words-2")
       end
       return el

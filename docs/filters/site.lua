@@ -8,9 +8,6 @@ handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
-    if el.classes:includes("harris") then return harris_results(el) end
-    if el.classes:includes("harris-g80") then return harris_g80(el) end
-    if el.classes:includes("harris-racecheck") then return harris_racecheck(el) end
     for _, part in ipairs({ small_sizes, exact_tail }) do
       for name, build in pairs(part.blocks) do
         if el.classes:includes(name) then return build(el) end
