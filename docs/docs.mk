@@ -48,6 +48,10 @@ DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
                       $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
                                  $(DOCS_CLUSTERS:%=%/latency.csv))
 
+# The tables the lab's scripts write (harris.py, exact_tables.py, clusters_tables.py),
+# results/<gpu>/*.md and results/*.md, which the chapters include.
+DOCS_GENERATED := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.md) $(RESULTS)/*.md)
+
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_FILTER_PARTS := $(filter-out $(DOCS_FILTER),$(wildcard docs/filters/*.lua))
 DOCS_TEMPLATE := docs/template.html
@@ -56,7 +60,7 @@ DOCS_TEMPLATE := docs/template.html
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
                  $(wildcard results/NOTES.md) lab/exact-tail/exact_tail_predictions.csv \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) $(DOCS_GENERATED) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)

@@ -159,6 +159,41 @@ out=$(harris_check "$planted" tests/fixtures/results/example-gpu)
 if [ "$(echo "$out" | grep -c "^FAIL.*differs")" -ge 2 ]; then echo "PASS bench/harris-planted: a changed harris.csv or harris_racecheck.txt is caught"
 else echo "FAIL bench/harris-planted: a changed harris.csv or harris_racecheck.txt went unseen: $out"; fi
 rm -rf "$planted"
+# Step 10's rounds (lab/exact-tail/exact_tables.py): each GPU's exact_tail.md and
+# exact_tail_summary.csv, and RESULTS/exact_rounds.md, are what the exact_tail.csv files give,
+# for results/ and the docs tests' fixture; a planted change is caught.
+gen_check() {    # SCRIPT ROOT CSV FILE...: the script run on a copy of ROOT's CSVs gives ROOT's FILEs
+    local script=$1 root=$2 csv=$3 tmp here=$PWD f out=""
+    shift 3
+    tmp=$(mktemp -d)
+    for f in "$root"/*/"$csv"; do mkdir -p "$tmp/$(dirname "$f")" && cp "$(dirname "$f")"/*.csv "$tmp/$(dirname "$f")/"; done
+    [ -n "${PLANT:-}" ] && python3 - "$tmp/$(ls -d "$root"/*/"$csv" | head -1)" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    r["median_us"] = str(1.5 * float(r["median_us"]))
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader(); w.writerows(rows)
+PY
+    if ! (cd "$tmp" && python3 "$here/$script" --results "$root" >/dev/null 2>"$tmp/err"); then
+        echo "FAIL bench/$root/$script: $(tail -1 "$tmp/err")"
+    else
+        for f in "$@"; do
+            for g in "$root"/$f; do
+                if cmp -s "$tmp/$g" "$g"; then echo "PASS bench/$g is what $csv gives"
+                else echo "FAIL bench/$g differs from what $csv gives (run python3 $script --results $root)"; fi
+            done
+        done
+    fi
+    rm -rf "$tmp"
+}
+for root in results tests/fixtures/results; do
+    gen_check lab/exact-tail/exact_tables.py $root exact_tail.csv '*/exact_tail.md' '*/exact_tail_summary.csv' exact_rounds.md
+done
+if [ "$(PLANT=1 gen_check lab/exact-tail/exact_tables.py tests/fixtures/results exact_tail.csv '*/exact_tail.md' \
+        '*/exact_tail_summary.csv' exact_rounds.md | grep -c '^FAIL.*differs')" = 3 ]; then
+    echo "PASS bench/exact-tables-planted: a changed exact_tail.csv is caught in each file"
+else echo "FAIL bench/exact-tables-planted: a changed exact_tail.csv went unseen"; fi
 # A sum for every row (make compare-rows): rows.md is what rows.csv gives,
 # for every GPU and for the docs tests' fixture (the caption names the CSV).
 for d in results/*/ tests/fixtures/results/*/; do

@@ -82,17 +82,13 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         default: 1.08×); per="COL": divided by another column of the
         same row (fmt="pct": in percent); agg="sum" too; unit="GB/s" (or
         "×") after the number; gpu="all": the value on every GPU, each named;
-        path="lab/harris/harris_g80.csv": a file of the tree, not of results/
+        path="lab/harris/harris_g80.csv": a file of the tree, not of results/;
+        fmt="clause": a sentence a script wrote, which may wrap (2^24^ as a power)
 
 The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
 clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
 docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
 {.clusters-table} and []{.clusters-m ...}.
-
-Step 10's tail (bash lab/exact-tail/exact_variants.sh writes results/<gpu>/exact_tail.csv;
-the predictions are in lab/exact-tail/exact_tail_predictions.csv) has its own too, in
-docs/filters/exact_tail.lua: {.exact-tail}, {.exact-tail-pieces} and
-[]{.exact-m ...}.
 
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU. So does a new

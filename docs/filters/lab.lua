@@ -1,4 +1,4 @@
--- lab.lua: the loaders of small_sizes.lua and exact_tail.lua, the lab's own elements.
+-- lab.lua: the loader of small_sizes.lua, the lab's own elements.
 -- A part of course.lua, loaded by it; see there.
 
 -- ---- the small sizes (make clusters) ---------------------------------------------
@@ -10,7 +10,3 @@ filter_parts = {
 }
 filter_dir = (PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$")
 small_sizes = dofile(filter_dir .. "small_sizes.lua")(filter_parts)
-
--- ---- step 10's tail (lab/exact-tail/exact_variants.sh) ------------------------------------
--- In a file of its own too: docs/filters/exact_tail.lua.
-exact_tail = dofile(filter_dir .. "exact_tail.lua")(filter_parts)

@@ -89,6 +89,11 @@ function measure(el)
       fail("m: " .. a["file"] .. " has no column '" .. col .. "'")
     end
     local text = matched[1][col]
+    -- fmt="clause": a sentence a script wrote (Markdown: 2^24^), which may wrap.
+    if a["fmt"] == "clause" then
+      return pandoc.Span(text:find("^", 1, true) and markdown(text)[1].content or { pandoc.Str(text) },
+                         pandoc.Attr("", { "measured", "clause" }))
+    end
     if a["agg"] == "range" then
       -- "4 to 16", or "16" where every row has the same value.
       local values = {}

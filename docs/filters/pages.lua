@@ -20,8 +20,8 @@ function include_markdown(el)
   elseif a.file and read_file(a.file) then files[1] = a.file end
   if #files == 0 then
     if a.make then
-      return note("*Not measured yet: `" .. a.make .. "` on a machine with a GPU writes `results/<gpu>/" ..
-                  (a.each or a.results) .. "`.*")
+      return note("*Not measured yet: `" .. a.make .. "` on a machine with a GPU writes `results/" ..
+                  (a.each and "<gpu>/" .. a.each or a.results) .. "`.*")
     end
     return note("*`" .. tostring(a.file) .. "` is not there yet.*")
   end

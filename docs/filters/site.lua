@@ -8,7 +8,7 @@ handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
-    for _, part in ipairs({ small_sizes, exact_tail }) do
+    for _, part in ipairs({ small_sizes }) do
       for name, build in pairs(part.blocks) do
         if el.classes:includes(name) then return build(el) end
       end
@@ -33,7 +33,6 @@ handlers = {
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
     if el.classes:includes("clusters-m") then return small_sizes.span(el) end
-    if el.classes:includes("exact-m") then return exact_tail.span(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
