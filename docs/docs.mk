@@ -37,20 +37,9 @@ DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
 # A plot is shown at results/<gpu>/NAME.svg beside the pages, whatever RESULTS is.
 DOCS_PLOTS       := $(patsubst $(RESULTS)/%,$(DOCS_OUT)/results/%,$(DOCS_PLOTS_SRC))
 DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.svg))
-# Harris's seven kernels (make harris): every results/<gpu>/ with a harris.csv,
-# its files, and the slides' G80 figures.
-DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
-DOCS_HARRIS_DATA := lab/harris/harris_g80.csv lab/harris/harris_g80.md $(wildcard $(DOCS_HARRIS:%=%/harris*))
-# The small sizes (make clusters): every results/<gpu>/ with a clusters.csv, its
-# files, and the probes' predictions.
-DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
-DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv \
-                      $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) $(DOCS_CLUSTERS:%=%/clusters_floor.csv) \
-                                 $(DOCS_CLUSTERS:%=%/latency.csv))
-
 # The tables the lab's scripts write (harris.py, exact_tables.py, clusters_tables.py),
-# results/<gpu>/*.md and results/*.md, which the chapters include.
-DOCS_GENERATED := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.md) $(RESULTS)/*.md)
+# results/<gpu>/*.md, results/*.md and lab/harris/harris_g80.md, which the chapters include.
+DOCS_GENERATED := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.md) $(RESULTS)/*.md) lab/harris/harris_g80.md
 
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_FILTER_PARTS := $(filter-out $(DOCS_FILTER),$(wildcard docs/filters/*.lua))
@@ -59,8 +48,8 @@ DOCS_TEMPLATE := docs/template.html
 # the measurements, the other chapters' titles.
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
-                 $(wildcard results/NOTES.md) lab/exact-tail/exact_tail_predictions.csv \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) $(DOCS_GENERATED) docs/docs.mk
+                 $(wildcard results/NOTES.md) \
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_GENERATED) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
@@ -70,8 +59,6 @@ DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --metadata chapters="$(DOCS_CHAPTERS)" \
              --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
              --metadata multi-results="$(DOCS_MULTI)" \
-             --metadata harris-results="$(DOCS_HARRIS)" \
-             --metadata clusters-results="$(DOCS_CLUSTERS)" \
              --metadata results-root=$(RESULTS) \
              --metadata docs-dir=docs \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)
@@ -91,8 +78,6 @@ COURSE_FLAGS  = --from markdown --to gfm+tex_math_dollars --standalone --columns
                 --metadata chapters="$(DOCS_CHAPTERS)" \
                 --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
                 --metadata multi-results="$(DOCS_MULTI)" \
-                --metadata harris-results="$(DOCS_HARRIS)" \
-                --metadata clusters-results="$(DOCS_CLUSTERS)" \
                 --metadata results-root=$(RESULTS) \
                 --metadata docs-dir=docs --metadata course-dir=$(COURSE_DIR)
 # The lab's page on step 10's rounds: not a chapter, made with course/ by the

@@ -190,6 +190,15 @@ PY
 for root in results tests/fixtures/results; do
     gen_check lab/exact-tail/exact_tables.py $root exact_tail.csv '*/exact_tail.md' '*/exact_tail_summary.csv' exact_rounds.md
 done
+# The appendix on small sizes (lab/small-sizes/clusters_tables.py): its tables and
+# clusters_summary.csv are what clusters.csv, clusters_floor.csv and latency.csv give.
+for root in results tests/fixtures/results; do
+    gen_check lab/small-sizes/clusters_tables.py $root clusters.csv '*/clusters_*.md' '*/clusters_summary.csv'
+done
+if [ "$(PLANT=1 gen_check lab/small-sizes/clusters_tables.py tests/fixtures/results clusters.csv \
+        '*/clusters_meet.md' '*/clusters_summary.csv' | grep -c '^FAIL.*differs')" = 2 ]; then
+    echo "PASS bench/clusters-tables-planted: a changed clusters.csv is caught"
+else echo "FAIL bench/clusters-tables-planted: a changed clusters.csv went unseen"; fi
 if [ "$(PLANT=1 gen_check lab/exact-tail/exact_tables.py tests/fixtures/results exact_tail.csv '*/exact_tail.md' \
         '*/exact_tail_summary.csv' exact_rounds.md | grep -c '^FAIL.*differs')" = 3 ]; then
     echo "PASS bench/exact-tables-planted: a changed exact_tail.csv is caught in each file"

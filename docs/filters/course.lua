@@ -85,11 +85,6 @@ Measurements, from results/<gpu>/ (compare.csv, determinism.csv, ceiling.csv):
         path="lab/harris/harris_g80.csv": a file of the tree, not of results/;
         fmt="clause": a sentence a script wrote, which may wrap (2^24^ as a power)
 
-The appendix on small sizes (make clusters, results/<gpu>/clusters.csv,
-clusters_floor.csv, latency.csv, clusters.md) has its own elements, in
-docs/filters/small_sizes.lua: {.clusters}, {.clusters-pieces},
-{.clusters-table} and []{.clusters-m ...}.
-
 If there are no measurements yet, each of these says so in one line and the
 build goes on: the course builds on a fresh clone without a GPU. So does a new
 step before it is measured: its rows read "not measured", its numbers "(not
@@ -121,8 +116,6 @@ steps in words, for the footer):
   chapters      every chapter name, in reading order
   results-dirs  the results/<gpu> directories that hold a compare.csv
   multi-results the results/<gpu>-x<G>/multi.md files
-  harris-results the results/<gpu> directories that hold a harris.csv
-  clusters-results the results/<gpu> directories that hold a clusters.csv
   results-root  the directory they are in (results)
   docs-dir      where the chapters live (docs)
 
@@ -146,7 +139,7 @@ they lead to the answer's page (or through repo-root to the file).
 -- that a function in one part calls one in another by its plain name.
 local dir = (PANDOC_SCRIPT_FILE or ""):match("^(.-)[^/\\]*$")
 local parts = setmetatable({}, { __index = _G })
-for _, name in ipairs({ "base.lua", "code.lua", "numbers.lua", "tables.lua", "measure.lua", "chart.lua", "pages.lua", "lab.lua", "site.lua" }) do
+for _, name in ipairs({ "base.lua", "code.lua", "numbers.lua", "tables.lua", "measure.lua", "chart.lua", "pages.lua", "site.lua" }) do
   assert(loadfile(dir .. name, "t", parts))()
 end
 

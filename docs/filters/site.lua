@@ -8,11 +8,6 @@ handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
-    for _, part in ipairs({ small_sizes }) do
-      for name, build in pairs(part.blocks) do
-        if el.classes:includes(name) then return build(el) end
-      end
-    end
     if el.attributes["results"] then
       -- results="steps" (every step) or results="02 03", as a shorter form.
       local v = el.attributes["results"]
@@ -32,7 +27,6 @@ handlers = {
   end,
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
-    if el.classes:includes("clusters-m") then return small_sizes.span(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
@@ -305,8 +299,6 @@ function page(doc)
   cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
   cfg.multi = words(m["multi-results"] and stringify(m["multi-results"]) or "")
-  cfg.harris = words(m["harris-results"] and stringify(m["harris-results"]) or "")
-  cfg.clusters = words(m["clusters-results"] and stringify(m["clusters-results"]) or "")
   cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
   cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
   cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."
