@@ -167,11 +167,11 @@ gen_check() {    # SCRIPT ROOT CSV FILE...: the script run on a copy of ROOT's C
     shift 3
     tmp=$(mktemp -d)
     for f in "$root"/*/"$csv"; do mkdir -p "$tmp/$(dirname "$f")" && cp "$(dirname "$f")"/*.csv "$tmp/$(dirname "$f")/"; done
-    [ -n "${PLANT:-}" ] && python3 - "$tmp/$(ls -d "$root"/*/"$csv" | head -1)" <<'PY'
+    [ -n "${PLANT:-}" ] && python3 - "$tmp/$(ls -d "$root"/*/"$csv" | head -1)" "$PLANT" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-for r in rows:
-    r["median_us"] = str(1.5 * float(r["median_us"]))
+for r in rows:        # PLANT=COLUMN: every number in it half as large again
+    r[sys.argv[2]] = str(1.5 * float(r[sys.argv[2]])) if r[sys.argv[2]] not in ("", "inf", "-inf") else r[sys.argv[2]]
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
 w.writeheader(); w.writerows(rows)
 PY
@@ -195,11 +195,19 @@ done
 for root in results tests/fixtures/results; do
     gen_check lab/small-sizes/clusters_tables.py $root clusters.csv '*/clusters_*.md' '*/clusters_summary.csv'
 done
-if [ "$(PLANT=1 gen_check lab/small-sizes/clusters_tables.py tests/fixtures/results clusters.csv \
+# The comparison chapter's tables of accuracy (bench/accuracy_tables.py): what accuracy.csv gives.
+for root in results tests/fixtures/results; do
+    gen_check bench/accuracy_tables.py $root accuracy.csv '*/accuracy_*.md'
+done
+if [ "$(PLANT=ulp_error gen_check bench/accuracy_tables.py tests/fixtures/results accuracy.csv \
+        '*/accuracy_uniform.md' | grep -c '^FAIL.*differs')" = 1 ]; then
+    echo "PASS bench/accuracy-tables-planted: a changed accuracy.csv is caught"
+else echo "FAIL bench/accuracy-tables-planted: a changed accuracy.csv went unseen"; fi
+if [ "$(PLANT=median_us gen_check lab/small-sizes/clusters_tables.py tests/fixtures/results clusters.csv \
         '*/clusters_meet.md' '*/clusters_summary.csv' | grep -c '^FAIL.*differs')" = 2 ]; then
     echo "PASS bench/clusters-tables-planted: a changed clusters.csv is caught"
 else echo "FAIL bench/clusters-tables-planted: a changed clusters.csv went unseen"; fi
-if [ "$(PLANT=1 gen_check lab/exact-tail/exact_tables.py tests/fixtures/results exact_tail.csv '*/exact_tail.md' \
+if [ "$(PLANT=median_us gen_check lab/exact-tail/exact_tables.py tests/fixtures/results exact_tail.csv '*/exact_tail.md' \
         '*/exact_tail_summary.csv' exact_rounds.md | grep -c '^FAIL.*differs')" = 3 ]; then
     echo "PASS bench/exact-tables-planted: a changed exact_tail.csv is caught in each file"
 else echo "FAIL bench/exact-tables-planted: a changed exact_tail.csv went unseen"; fi
