@@ -84,10 +84,13 @@ function as_chapter(blocks, widths_only)
   })
 end
 
--- One section of every results/<gpu>-x<G>/multi.md of two GPUs or more: the
--- blocks from the first level-2 header that starts with `section` to the next one,
--- under the file's title (which names the GPUs).
-function multi_section(section)
+-- ```{.multi section="Step 09"}: one section of every results/<gpu>-x<G>/multi.md
+-- (make compare-multi) of two GPUs or more: the blocks from the first level-2
+-- header that starts with `section` to the next one, under the file's title
+-- (which names the GPUs).
+function multi_results(el)
+  must_be_empty(el, "multi")
+  local section = el.attributes["section"] or fail("multi: which section? section=\"Step 09\"")
   local blocks = {}
   for _, path in ipairs(cfg.multi) do
     local g = tonumber(path:match("%-x(%d+)/multi%.md$") or "1")
@@ -111,40 +114,6 @@ function multi_section(section)
   if #blocks == 0 then
     return note("*No runs on two GPUs or more in `results/` yet: `make compare-multi` on such a machine " ..
                 "writes `results/<gpu>-x<G>/multi.md`, and this shows its section \"" .. section .. "\".*")
-  end
-  return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
-end
-
--- Every results/<gpu>-x<G>/multi.md (make compare-multi), without its title,
--- one after another; where there are none yet, a note that says what to run.
--- With section="NAME": only that section of the runs on several GPUs.
-function multi_results(el)
-  must_be_empty(el, "multi")
-  if el.attributes["section"] then return multi_section(el.attributes["section"]) end
-  if #cfg.multi == 0 then
-    return note("*No runs on several GPUs in `results/` yet: `make compare-multi` on a machine " ..
-                "with two GPUs or more writes `results/<gpu>-x<G>/`; with `MULTI_GPUS=1`, the one-GPU baseline.*")
-  end
-  local blocks, several = {}, false
-  for _, path in ipairs(cfg.multi) do
-    if path:match("%-x(%d+)/multi%.md$") and tonumber(path:match("%-x(%d+)/multi%.md$")) > 1 then several = true end
-    local text = read_file(path) or fail("multi: cannot read " .. path)
-    for _, b in ipairs(pandoc.read(text, "markdown").blocks) do
-      if b.t == "Header" and b.level == 1 then
-        b.level = 3
-        blocks[#blocks + 1] = b
-      elseif b.t == "Header" then
-        b.level = 4
-        b.identifier = ""
-        blocks[#blocks + 1] = b
-      else
-        blocks[#blocks + 1] = b
-      end
-    end
-  end
-  if not several then
-    blocks[#blocks + 1] = note("*Runs on two GPUs or more are still to come: `make compare-multi` on such a " ..
-                               "machine writes `results/<gpu>-x<G>/`, and this section shows it.*")
   end
   return pandoc.Div(as_chapter(blocks), pandoc.Attr("", { "results" }))
 end
