@@ -195,6 +195,14 @@ done
 for root in results tests/fixtures/results; do
     gen_check lab/small-sizes/clusters_tables.py $root clusters.csv '*/clusters_*.md' '*/clusters_summary.csv'
 done
+# The tables of make compare's CSVs that the chapters include (bench/compare_tables.py).
+for root in results tests/fixtures/results; do
+    gen_check bench/compare_tables.py $root compare.csv '*/grid_*.md' '*/ceiling.md'
+done
+if [ "$(PLANT=median_us gen_check bench/compare_tables.py tests/fixtures/results compare.csv \
+        '*/grid_median.md' | grep -c '^FAIL.*differs')" = 1 ]; then
+    echo "PASS bench/compare-tables-planted: a changed compare.csv is caught"
+else echo "FAIL bench/compare-tables-planted: a changed compare.csv went unseen"; fi
 # The comparison chapter's tables of accuracy (bench/accuracy_tables.py): what accuracy.csv gives.
 for root in results tests/fixtures/results; do
     gen_check bench/accuracy_tables.py $root accuracy.csv '*/accuracy_*.md'

@@ -14,9 +14,7 @@ handlers = {
       el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
       return results_table(el)
     end
-    if el.classes:includes("results-grid") then return results_grid(el) end
     if el.classes:includes("determinism") then return determinism_table(el) end
-    if el.classes:includes("ceiling") then return ceiling_table(el) end
     if el.classes:includes("plot") then return plot(el) end
     if el.classes:includes("pivot") then return pivot(el) end
     if el.classes:includes("csv-table") then return csv_table(el) end

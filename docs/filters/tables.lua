@@ -1,4 +1,4 @@
--- tables.lua: the tables of measurements: .results, .results-grid, .determinism, .ceiling, .plot, .pivot, .csv-table.
+-- tables.lua: the tables of measurements: .results, .determinism, .plot, .pivot, .csv-table.
 -- A part of course.lua, loaded by it; see there.
 
 function wanted_steps(el, rows)
@@ -57,12 +57,6 @@ function results_table(el)
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
-metrics = {
-  gbps = { "GB/s", function(r) return gbps_text(row_gbps(r)) end },
-  median = { "median time", function(r) return time_text(tonumber(r.median_us)) end },
-  pct = { "% of nominal peak", function(r) return pct_text(tonumber(r.pct_peak)) end },
-}
-
 -- The floor at each n from floor.csv: the read-only kernel's median time
 -- (kind "floor", or "floor_warm"), and the empty kernel's.
 function floor_times(dir, warm)
@@ -72,70 +66,6 @@ function floor_times(dir, warm)
     if r.kind == "empty" then empty = tonumber(r.median_us) end
   end
   return at, empty
-end
-
-function floor_rows(dir, warm, sizes, which, body)
-  local at, empty = floor_times(dir, warm)
-  if which ~= "median" and which ~= "gbps" or next(at) == nil then return end
-  local line = { "*floor: read-only kernel*" }
-  for _, s in ipairs(sizes) do
-    local n, us = parse_size(s), at[parse_size(s)]
-    line[#line + 1] = not us and "–" or which == "median" and time_text(us) or gbps_text(4 * n / us / 1e3)
-  end
-  body[#body + 1] = line
-  if which == "median" and empty then
-    line = { "*floor: empty kernel*" }
-    for _ = 1, #sizes do line[#line + 1] = time_text(empty) end
-    body[#body + 1] = line
-  end
-end
-
-function results_grid(el)
-  local dirs = gpu_dirs()
-  if #dirs == 0 then return nothing_measured("results") end
-  local sizes = words(el.attributes["sizes"] or "2^10 2^16 2^20 2^24 2^28")
-  local which = el.attributes["metric"] or "gbps"
-  local warm = el.attributes["cache"] == "warm"
-  local file = warm and "compare-warm.csv" or "compare.csv"
-  local blocks = {}
-  for _, dir in ipairs(dirs) do
-    local rows = read_csv(dir .. "/" .. file)
-    if not rows or #rows == 0 then
-      blocks[#blocks + 1] = note("*Not measured yet: `" .. dir .. "/" .. file .. "` (`make compare` writes it).*")
-    else
-      local header, align, body = { "program" }, { ":--" }, {}
-      for _, s in ipairs(sizes) do
-        local n = parse_size(s)
-        header[#header + 1] = size_md(n)
-        align[#align + 1] = "--:"
-      end
-      for _, prog in ipairs(programs(rows)) do
-        local line = { short(prog) }
-        for _, s in ipairs(sizes) do
-          local n = parse_size(s)
-          local r = find_row(rows, prog, n)
-          local cub = find_row(rows, "cub", n)
-          local cell = "–"
-          if r and which == "vs_cub" then
-            cell = cub and ratio_text(tonumber(cub.median_us) / tonumber(r.median_us)) or "–"
-          elseif r then
-            local m = metrics[which]
-            if not m then fail("results-grid: metric must be gbps, median, pct or vs_cub, not '" .. which .. "'") end
-            cell = m[2](r)
-          end
-          line[#line + 1] = cell
-        end
-        body[#body + 1] = line
-      end
-      floor_rows(dir, warm, sizes, which, body)
-      local label = which == "vs_cub" and "Speed relative to CUB (CUB's median time ÷ the program's)" or
-                    ((metrics[which] or { which })[1] .. " by program and n")
-      label = label:sub(1, 1):upper() .. label:sub(2) .. (warm and ", input in L2 (warm)" or "")
-      local t = pipe_table(header, align, body, gpu_caption(rows, dir, file, label))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
-    end
-  end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
 function determinism_table(el)
@@ -159,31 +89,6 @@ function determinism_table(el)
       local t = pipe_table({ "program", "declared deterministic", "n", "runs", "distinct results", "spread (ulp)" },
                            { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
                            string.format("Table: The same input summed again and again on %s (`%s/determinism.csv`): how many different float results came out, and how far apart the extremes are in units in the last place.", dev, dir))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
-    end
-  end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
-end
-
-function ceiling_table(el)
-  local dirs = gpu_dirs()
-  if #dirs == 0 then return nothing_measured("ceilings") end
-  local blocks = {}
-  local what = { read = "read only (the ceiling for a sum)", copy = "copy (bytes read + written)",
-                 empty = "empty kernel (one launch)" }
-  for _, dir in ipairs(dirs) do
-    local rows = read_csv(dir .. "/ceiling.csv")
-    if not rows or #rows == 0 then
-      blocks[#blocks + 1] = note("*No `" .. dir .. "/ceiling.csv` yet: `make compare` writes it.*")
-    else
-      local body = {}
-      for _, r in ipairs(rows) do
-        local b, g = tonumber(r.bytes) or 0, tonumber(r.gbps) or 0
-        body[#body + 1] = { what[r.kind] or r.kind, b > 0 and bytes_text(b) or "–",
-                            time_text(tonumber(r.median_us)), g > 0 and gbps_text(g) or "–" }
-      end
-      local t = pipe_table({ "kernel", "bytes", "median time", "GB/s" }, { ":--", "--:", "--:", "--:" }, body,
-                           string.format("Table: What %s can do at all (`%s/ceiling.csv`).", rows[1].device or dir, dir))
       for _, b in ipairs(t) do blocks[#blocks + 1] = b end
     end
   end

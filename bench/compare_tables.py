@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""compare_tables.py: tables of make compare's CSVs that the chapters include, as Markdown.
+
+    python3 bench/compare_tables.py [--results results]
+
+For every RESULTS/<gpu>/ with a compare.csv (bench/compare.py calls this after measuring), it
+writes results/<gpu>/:
+    grid_median.md, grid_vs_cub.md   every program against the sizes (the comparison chapter):
+                                     median time (then the floor's rows, floor.csv) or CUB's time
+                                     over the program's, input not in L2
+    grid_warm_vs_cub.md              the same from compare-warm.csv (input left in L2)
+    ceiling.md                       what the GPU can read, copy and launch (ceiling.csv)
+Only the standard library.
+"""
+import argparse
+import glob
+import os
+
+from lib import pipe_table, ratio_text, read_csv, size_md, time_text
+from peak import gbps_text, nominal_peak
+
+K = lambda *ks: [2 ** k for k in ks]  # noqa: E731
+# file, the CSV, the metric, the sizes.
+GRIDS = [("grid_median.md", "compare.csv", "median", K(10, 12, 14, 16, 20, 24, 28)),
+         ("grid_vs_cub.md", "compare.csv", "vs_cub", K(10, 12, 14, 16, 20, 24, 28)),
+         ("grid_warm_vs_cub.md", "compare-warm.csv", "vs_cub", K(10, 12, 14, 18, 22, 24, 28))]
+SHORT = {"cub": "CUB", "cub_segmented": "CUB offsets", "cub_segmented_fixed": "CUB fixed-size"}
+CEILING = {"read": "read only (the ceiling for a sum)", "copy": "copy (bytes read + written)",
+           "empty": "empty kernel (one launch)"}
+
+
+def find_row(rows, prog, n):
+    """The first row of prog ("03" names 03_warp_shuffle; "cub" only CUB's default) at n."""
+    return next((r for r in rows if (r["step"] == prog or (prog != "cub" and r["step"].startswith(prog + "_")))
+                 and int(r["n"]) == n), None)
+
+
+def caption(d, rows, file, what, name):
+    full = read_csv(os.path.join(d, "compare.csv")) if os.path.exists(os.path.join(d, "compare.csv")) else []
+    peak = nominal_peak(full or rows)
+    return (f"Table: {what} on {rows[0]['device']}" + (f", nominal peak {gbps_text(peak)} GB/s" if peak else "") +
+            f" (`{name}/{file}`).")
+
+
+def grid(d, name, file, metric, sizes):
+    rows = read_csv(os.path.join(d, file))
+    body = []
+    for prog in dict.fromkeys(r["step"] for r in rows):
+        line = [SHORT.get(prog, prog)]
+        for n in sizes:
+            r, cub = find_row(rows, prog, n), find_row(rows, "cub", n)
+            if r and metric == "vs_cub":
+                line.append(ratio_text(float(cub["median_us"]) / float(r["median_us"])) if cub else "–")
+            else:
+                line.append(time_text(float(r["median_us"])) if r else "–")
+        body.append(line)
+    warm = file != "compare.csv"
+    floor = read_csv(os.path.join(d, "floor.csv")) if os.path.exists(os.path.join(d, "floor.csv")) else []
+    at = {int(r["bytes"]) // 4: float(r["median_us"]) for r in floor if r["kind"] == ("floor_warm" if warm else "floor")}
+    empty = next((float(r["median_us"]) for r in floor if r["kind"] == "empty"), None)
+    if metric == "median" and at:
+        body.append(["*floor: read-only kernel*"] + [time_text(at[n]) if n in at else "–" for n in sizes])
+        if empty is not None:
+            body.append(["*floor: empty kernel*"] + [time_text(empty)] * len(sizes))
+    what = ("Speed relative to CUB (CUB's median time ÷ the program's)" if metric == "vs_cub" else
+            "Median time by program and n") + (", input in L2 (warm)" if warm else "")
+    return pipe_table(["program"] + [size_md(n) for n in sizes], [":--"] + ["--:"] * len(sizes), body,
+                      caption(d, rows, file, what, name))
+
+
+def bytes_text(b):
+    units, u = ["B", "KiB", "MiB", "GiB", "TiB"], 0
+    while b >= 1024 and u < len(units) - 1:
+        b, u = b / 1024, u + 1
+    return f"{int(b)} {units[u]}" if u == 0 or b == int(b) else f"{b:.1f} {units[u]}"
+
+
+def ceiling(d, name):
+    rows = read_csv(os.path.join(d, "ceiling.csv"))
+    body = [[CEILING.get(r["kind"], r["kind"]), bytes_text(float(r["bytes"])) if float(r["bytes"] or 0) > 0 else "–",
+             time_text(float(r["median_us"])), gbps_text(float(r["gbps"])) if float(r["gbps"] or 0) > 0 else "–"]
+            for r in rows]
+    return pipe_table(["kernel", "bytes", "median time", "GB/s"], [":--", "--:", "--:", "--:"], body,
+                      f"Table: What {rows[0]['device']} can do at all (`{name}/ceiling.csv`).")
+
+
+def write_tables(d, name):
+    """The files above, in d (name: results/<gpu>, as the captions cite it)."""
+    files = [(f, grid(d, name, csv, metric, sizes)) for f, csv, metric, sizes in GRIDS
+             if os.path.exists(os.path.join(d, csv)) and read_csv(os.path.join(d, csv))]
+    if os.path.exists(os.path.join(d, "ceiling.csv")) and read_csv(os.path.join(d, "ceiling.csv")):
+        files.append(("ceiling.md", ceiling(d, name)))
+    for f, text in files:
+        with open(os.path.join(d, f), "w") as out:
+            out.write(text)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description="the tables of make compare's CSVs that the chapters include")
+    ap.add_argument("--results", default="results", help="the folder of the results/<gpu>/ folders (results)")
+    for f in sorted(glob.glob(os.path.join(ap.parse_args().results, "*", "compare.csv"))):
+        write_tables(os.path.dirname(f), os.path.dirname(f))
