@@ -10,6 +10,10 @@ writes results/<gpu>/:
                                      over the program's, input not in L2
     grid_warm_vs_cub.md              the same from compare-warm.csv (input left in L2)
     ceiling.md                       what the GPU can read, copy and launch (ceiling.csv)
+    determinism.md                   distinct results per program (determinism.csv); a chapter
+                                     that includes it shows its own step's row in bold
+    report.md                        the line step 03 prints at 2^28, rebuilt from its row
+                                     (report.c's format), for the introduction
 Only the standard library.
 """
 import argparse
@@ -84,12 +88,58 @@ def ceiling(d, name):
                       f"Table: What {rows[0]['device']} can do at all (`{name}/ceiling.csv`).")
 
 
+def determinism(d, name):
+    rows = read_csv(os.path.join(d, "determinism.csv"))
+    body = [[SHORT.get(r["step"], r["step"]), r["deterministic"], size_md(int(r["n"])), r["runs"], r["distinct"],
+             f"{float(r['spread_ulp'] or 0):.0f}" if float(r["spread_ulp"] or 0) > 0 else "0"] for r in rows]
+    return pipe_table(["program", "declared deterministic", "n", "runs", "distinct results", "spread (ulp)"],
+                      [":--", ":--", "--:", "--:", "--:", "--:"], body,
+                      f"Table: The same input summed again and again on {rows[0]['device']} (`{name}/determinism.csv`): "
+                      "how many different float results came out, and how far apart the extremes are in units in "
+                      "the last place.")
+
+
+def human(x, units, step, fmt):
+    u = 0
+    while x >= step and u < len(units) - 1:
+        x, u = x / step, u + 1
+    return f"{x:.0f} {units[0]}" if u == 0 and fmt else f"{x:.2f} {units[u]}"
+
+
+def report(d, name, step="03", n=2 ** 28):
+    """What ./step03 --n 2^28 prints for its row of compare.csv, as a listing."""
+    r = find_row(read_csv(os.path.join(d, "compare.csv")), step, n)
+    if not r:
+        return None
+    t = lambda us: f"{us:.2f} us" if us < 10000 else f"{us / 1000:.2f} ms"  # noqa: E731
+    runs, distinct = int(r["runs"]), int(r["distinct"])
+    if r["replica"] in ("equal", "differs"):
+        det = (f"same bits on any GPU, grid and block: {'yes' if r['replica'] == 'equal' else 'NO'} ({runs} runs, "
+               f"{'equal to' if r['replica'] == 'equal' else 'not all equal to'} the CPU replica of the order)")
+    elif distinct == 1:
+        det = f"deterministic: {r['deterministic']} ({runs} runs, all identical)"
+    else:
+        det = (f"deterministic: {r['deterministic']} ({runs} runs, {distinct} distinct, "
+               f"spread {float(r['spread_ulp']):.0f} ulp)")
+    f = lambda k: float(r[k])  # noqa: E731
+    line = (f"{r['step']} | {r['technique']} | n {r['n']} ({human(f('bytes'), ['B', 'KB', 'MB', 'GB', 'TB'], 1000, 1)}) | "
+            f"median {t(f('median_us'))}, min {t(f('min_us'))} | {f('gbps'):.0f} GB/s, {f('pct_peak'):.1f}% of peak | "
+            f"sum {f('sum'):.9g} (exact {f('reference'):.9g}) err {f('error'):.1e}, bound {f('bound'):.1e} | "
+            f"{r['status']} | {det}")
+    prog = "./build/bench/cub_sum" if r["step"] == "cub" else "./step" + r["step"][:2]
+    cmd = f"$ {prog} --n {size_md(n).rstrip('^')}" + ("" if r["reps"] == "20" else f" --reps {r['reps']}")
+    return f"One line of `{name}/compare.csv`, as the program prints it on {r['device']}:\n\n```console\n{cmd}\n{line}\n```\n"
+
+
 def write_tables(d, name):
     """The files above, in d (name: results/<gpu>, as the captions cite it)."""
     files = [(f, grid(d, name, csv, metric, sizes)) for f, csv, metric, sizes in GRIDS
              if os.path.exists(os.path.join(d, csv)) and read_csv(os.path.join(d, csv))]
-    if os.path.exists(os.path.join(d, "ceiling.csv")) and read_csv(os.path.join(d, "ceiling.csv")):
-        files.append(("ceiling.md", ceiling(d, name)))
+    for f, build in (("ceiling", ceiling), ("determinism", determinism)):
+        if os.path.exists(os.path.join(d, f + ".csv")) and read_csv(os.path.join(d, f + ".csv")):
+            files.append((f + ".md", build(d, name)))
+    if report(d, name):
+        files.append(("report.md", report(d, name)))
     for f, text in files:
         with open(os.path.join(d, f), "w") as out:
             out.write(text)

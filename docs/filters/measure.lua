@@ -1,4 +1,4 @@
--- measure.lua: one number in a sentence: []{.m ...}; and .report, a program's line.
+-- measure.lua: one number in a sentence: []{.m ...}.
 -- A part of course.lua, loaded by it; see there.
 
 -- How far the programs' medians fall below the floor (of="floor": the
@@ -209,49 +209,4 @@ function measure(el)
     fail("m: unknown value v=\"" .. v .. "\"")
   end
   return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
-end
-
--- What ./stepNN prints for one run, rebuilt from its CSV row (report.c's format).
-function human_bytes(b)
-  local unit = { "B", "KB", "MB", "GB", "TB" }
-  local u = 1
-  while b >= 1000 and u < 5 do b = b / 1000; u = u + 1 end
-  if u == 1 then return string.format("%.0f B", b) end
-  return string.format("%.2f %s", b, unit[u])
-end
-
-function human_time(us)
-  if us < 10000 then return string.format("%.2f us", us) end
-  return string.format("%.2f ms", us / 1000)
-end
-
-function report(el)
-  local dirs = gpu_dirs()
-  if #dirs == 0 then return nothing_measured("results") end
-  local rows = read_csv(dirs[1] .. "/compare.csv")
-  local step = el.attributes["step"] or fail("report: which step? step=\"03\"")
-  local n = parse_size(el.attributes["n"] or "2^28")
-  local r = rows and find_row(rows, step, n)
-  if not r then return note("*No measured run of " .. step .. " at n = " .. size_md(n) .. " yet.*") end
-  local runs, distinct = tonumber(r.runs), tonumber(r.distinct)
-  local det
-  if r.replica == "equal" or r.replica == "differs" then
-    det = string.format("same bits on any GPU, grid and block: %s (%d runs, %s the CPU replica of the order)",
-                        r.replica == "equal" and "yes" or "NO", runs,
-                        r.replica == "equal" and "equal to" or "not all equal to")
-  elseif distinct == 1 then det = string.format("deterministic: %s (%d runs, all identical)", r.deterministic, runs)
-  else det = string.format("deterministic: %s (%d runs, %d distinct, spread %.0f ulp)", r.deterministic, runs,
-                           distinct, tonumber(r.spread_ulp)) end
-  local line = string.format("%s | %s | n %s (%s) | median %s, min %s | %.0f GB/s, %.1f%% of peak | " ..
-                             "sum %.9g (exact %.9g) err %.1e, bound %.1e | %s | %s",
-    r.step, r.technique, r.n, human_bytes(tonumber(r.bytes)), human_time(tonumber(r.median_us)),
-    human_time(tonumber(r.min_us)), tonumber(r.gbps), tonumber(r.pct_peak), tonumber(r.sum),
-    tonumber(r.reference), tonumber(r.error), tonumber(r.bound), r.status, det)
-  local prog = r.step == "cub" and "./build/bench/cub_sum" or ("./step" .. r.step:sub(1, 2))
-  local cmd = string.format("$ %s --n %s", prog, el.attributes["n"] or "2^28")
-  if r.reps ~= "20" then cmd = cmd .. " --reps " .. r.reps end
-  local caption = pandoc.Para({ pandoc.Str("One line of "), pandoc.Code(dirs[1] .. "/compare.csv"),
-                                pandoc.Str(", as the program prints it on " .. r.device .. ":") })
-  return pandoc.Div({ caption, pandoc.CodeBlock(cmd .. "\n" .. line, pandoc.Attr("", { "console" })) },
-                    pandoc.Attr("", { "listing", "report" }))
 end

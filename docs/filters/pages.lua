@@ -70,6 +70,13 @@ function as_chapter(blocks, widths_only)
       return out
     end,
     Table = function(el)
+      -- This chapter's own step's row in bold, as in its other tables.
+      for _, body in ipairs(el.bodies or {}) do
+        for _, row in ipairs(body.body) do
+          local c = row.cells[1]
+          if c and stringify(c.contents) == cfg.chapter then c.contents = { pandoc.Plain({ pandoc.Strong(c.contents[1].content) }) } end
+        end
+      end
       if el.colspecs then
         for i, c in ipairs(el.colspecs) do el.colspecs[i] = { c[1], pandoc.ColWidthDefault } end
       end

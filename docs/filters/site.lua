@@ -14,11 +14,9 @@ handlers = {
       el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
       return results_table(el)
     end
-    if el.classes:includes("determinism") then return determinism_table(el) end
     if el.classes:includes("plot") then return plot(el) end
     if el.classes:includes("pivot") then return pivot(el) end
     if el.classes:includes("csv-table") then return csv_table(el) end
-    if el.classes:includes("report") then return report(el) end
     if el.classes:includes("chart") then return chart(el) end
     if el.attributes["snippet"] then fail("a snippet=\"" .. el.attributes["snippet"] .. "\" block needs include=\"FILE\"") end
   end,

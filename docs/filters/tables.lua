@@ -1,4 +1,4 @@
--- tables.lua: the tables of measurements: .results, .determinism, .plot, .pivot, .csv-table.
+-- tables.lua: the tables of measurements: .results, .plot, .pivot, .csv-table.
 -- A part of course.lua, loaded by it; see there.
 
 function wanted_steps(el, rows)
@@ -66,33 +66,6 @@ function floor_times(dir, warm)
     if r.kind == "empty" then empty = tonumber(r.median_us) end
   end
   return at, empty
-end
-
-function determinism_table(el)
-  local dirs = gpu_dirs()
-  if #dirs == 0 then return nothing_measured("determinism runs") end
-  local blocks = {}
-  for _, dir in ipairs(dirs) do
-    local rows = read_csv(dir .. "/determinism.csv")
-    if not rows or #rows == 0 then
-      blocks[#blocks + 1] = note("*No `" .. dir .. "/determinism.csv` yet: `make compare` writes it.*")
-    else
-      local body = {}
-      for _, r in ipairs(rows) do
-        local name = short(r.step)
-        if r.step == cfg.chapter then name = "**" .. name .. "**" end
-        local spread = tonumber(r.spread_ulp) or 0
-        body[#body + 1] = { name, r.deterministic, size_md(tonumber(r.n)), r.runs, r.distinct,
-                            spread > 0 and string.format("%.0f", spread) or "0" }
-      end
-      local dev = rows[1].device or dir
-      local t = pipe_table({ "program", "declared deterministic", "n", "runs", "distinct results", "spread (ulp)" },
-                           { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
-                           string.format("Table: The same input summed again and again on %s (`%s/determinism.csv`): how many different float results came out, and how far apart the extremes are in units in the last place.", dev, dir))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
-    end
-  end
-  return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
 end
 
 -- Every results/<gpu>/FILE there is; where no GPU's is there yet, one note
