@@ -12,6 +12,8 @@ writes results/<gpu>/:
     ceiling.md                       what the GPU can read, copy and launch (ceiling.csv)
     determinism.md                   distinct results per program (determinism.csv); a chapter
                                      that includes it shows its own step's row in bold
+    peak.csv                         the nominal peak (bench/peak.py, from every row of compare.csv),
+                                     which the pages' captions and []{.m v="peak"} give
     report.md                        the line step 03 prints at 2^28, rebuilt from its row
                                      (report.c's format), for the introduction
 Only the standard library.
@@ -140,6 +142,8 @@ def write_tables(d, name):
             files.append((f + ".md", build(d, name)))
     if report(d, name):
         files.append(("report.md", report(d, name)))
+    peak = nominal_peak(read_csv(os.path.join(d, "compare.csv")))
+    files.append(("peak.csv", f"nominal_peak_gbps\n{peak!r}\n" if peak else "nominal_peak_gbps\n\n"))
     for f, text in files:
         with open(os.path.join(d, f), "w") as out:
             out.write(text)

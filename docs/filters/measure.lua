@@ -162,7 +162,7 @@ function measure(el)
   if not rows or #rows == 0 then return missing end
   if v == "device" then return pandoc.Str(rows[1].device) end
   if v == "peak" then
-    local peak = gpu_peak(dir, rows)
+    local peak = gpu_peak(dir)
     return peak and pandoc.Span({ pandoc.Str(gbps_text(peak) .. " GB/s") }, pandoc.Attr("", { "measured" })) or missing
   end
   local step = a["step"] or fail("m: which step? step=\"03\"")
