@@ -12,6 +12,9 @@ writes results/<gpu>/:
     ceiling.md                       what the GPU can read, copy and launch (ceiling.csv)
     determinism.md                   distinct results per program (determinism.csv); a chapter
                                      that includes it shows its own step's row in bold
+    compare_summary.csv              what=below, of=floor or empty, cache=cold or warm: how far the
+                                     programs' medians fall below the read-only (or empty) kernel's,
+                                     as a clause ([]{.m ... fmt="clause"} in the comparison chapter)
     peak.csv                         the nominal peak (bench/peak.py, from every row of compare.csv),
                                      which the pages' captions and []{.m v="peak"} give
     report.md                        the line step 03 prints at 2^28, rebuilt from its row
@@ -22,7 +25,7 @@ import argparse
 import glob
 import os
 
-from lib import pipe_table, ratio_text, read_csv, size_md, time_text
+from lib import pipe_table, ratio_text, read_csv, size_md, time_text, write_csv
 from peak import gbps_text, nominal_peak
 
 K = lambda *ks: [2 ** k for k in ks]  # noqa: E731
@@ -133,6 +136,30 @@ def report(d, name, step="03", n=2 ** 28):
     return f"One line of `{name}/compare.csv`, as the program prints it on {r['device']}:\n\n```console\n{cmd}\n{line}\n```\n"
 
 
+def below(d, of, cache):
+    """How far any program's median falls below the floor (of: floor, the read-only kernel at
+    the same n, or empty, the empty kernel), in words; None if either file is missing."""
+    rows_file = "compare.csv" if cache == "cold" else "compare-warm.csv"
+    if not all(os.path.exists(os.path.join(d, f)) for f in (rows_file, "floor.csv")):
+        return None
+    floor = read_csv(os.path.join(d, "floor.csv"))
+    at = {int(r["bytes"]) // 4: float(r["median_us"]) for r in floor if r["kind"] == ("floor" if cache == "cold" else "floor_warm")}
+    empty = next((float(r["median_us"]) for r in floor if r["kind"] == "empty"), None)
+    if (of == "floor" and not at) or (of == "empty" and empty is None):
+        return None
+    what, worst = "the read-only kernel’s" if of == "floor" else "the empty kernel’s", None
+    for r in read_csv(os.path.join(d, rows_file)):
+        f = at.get(int(r["n"])) if of == "floor" else empty
+        if r["status"] == "OK" and f is not None and f - float(r["median_us"]) > (worst[1] if worst else 0):
+            worst = (r["step"], f - float(r["median_us"]), int(r["n"]), f)
+    if not worst:
+        return "no program’s median is below " + what
+    p = 100 * worst[1] / worst[3]
+    pct = f"{p:.2f}%" if p < 1 else f"{p:.1f}%"
+    return (f"the median of {SHORT.get(worst[0], worst[0])} at {size_md(worst[2])} is {time_text(worst[1])} "
+            f"({pct}) below {what}, the most of any program")
+
+
 def write_tables(d, name):
     """The files above, in d (name: results/<gpu>, as the captions cite it)."""
     files = [(f, grid(d, name, csv, metric, sizes)) for f, csv, metric, sizes in GRIDS
@@ -142,6 +169,9 @@ def write_tables(d, name):
             files.append((f + ".md", build(d, name)))
     if report(d, name):
         files.append(("report.md", report(d, name)))
+    summary = [{"what": "below", "of": of, "cache": c, "text": below(d, of, c)}
+               for c in ("cold", "warm") for of in ("floor", "empty") if below(d, of, c)]
+    write_csv(os.path.join(d, "compare_summary.csv"), summary, ["what", "of", "cache", "text"])
     peak = nominal_peak(read_csv(os.path.join(d, "compare.csv")))
     files.append(("peak.csv", f"nominal_peak_gbps\n{peak!r}\n" if peak else "nominal_peak_gbps\n\n"))
     for f, text in files:

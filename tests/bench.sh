@@ -197,7 +197,7 @@ for root in results tests/fixtures/results; do
 done
 # The tables of make compare's CSVs that the chapters include (bench/compare_tables.py).
 for root in results tests/fixtures/results; do
-    gen_check bench/compare_tables.py $root compare.csv '*/grid_*.md' '*/ceiling.md' '*/determinism.md' '*/report.md' '*/peak.csv'
+    gen_check bench/compare_tables.py $root compare.csv '*/grid_*.md' '*/ceiling.md' '*/determinism.md' '*/report.md' '*/peak.csv' '*/compare_summary.csv'
 done
 if [ "$(PLANT=median_us gen_check bench/compare_tables.py tests/fixtures/results compare.csv \
         '*/grid_median.md' | grep -c '^FAIL.*differs')" = 1 ]; then

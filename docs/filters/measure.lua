@@ -1,31 +1,6 @@
 -- measure.lua: one number in a sentence: []{.m ...}.
 -- A part of course.lua, loaded by it; see there.
 
--- How far the programs' medians fall below the floor (of="floor": the
--- read-only kernel at the same n; of="empty": the empty kernel), as a clause:
--- "the median of 06_last_block at 2^28 is 1.04 µs (0.30%) below the read-only
--- kernel's, the most of any program" or "no program's median is below the
--- read-only kernel's". The floor is one more measurement, so a sum can land
--- under it; this says by how much, from the files, whatever they hold.
-function below_floor(dir, of, warm)
-  if of ~= "floor" and of ~= "empty" then fail("m: below needs of=\"floor\" or of=\"empty\"") end
-  local rows = read_csv(dir .. "/" .. (warm and "compare-warm.csv" or "compare.csv"))
-  local at, empty = floor_times(dir, warm)
-  if not rows or (of == "floor" and next(at) == nil) or (of == "empty" and not empty) then return nil end
-  local what = of == "floor" and "the read-only kernel’s" or "the empty kernel’s"
-  local worst, gap, n_at, base = nil, 0, nil, nil
-  for _, r in ipairs(rows) do
-    local n, us = tonumber(r.n), tonumber(r.median_us)
-    local f = of == "floor" and at[n] or empty
-    if r.status == "OK" and f and us and f - us > gap then worst, gap, n_at, base = r.step, f - us, n, f end
-  end
-  if not worst then return pandoc.Span(markdown("no program’s median is below " .. what)[1].content,
-                                       pandoc.Attr("", { "measured", "clause" })) end
-  local text = string.format("the median of %s at %s is %s (%s) below %s, the most of any program", short(worst),
-                             size_md(n_at), time_text(gap), pct_text(100 * gap / base), what)
-  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured", "clause" }))
-end
-
 -- Columns the harness's CSV (and accuracy.csv) gained with the inputs: a file
 -- written before them lacks them, and a number from one is "not measured yet"
 -- there rather than a misspelt column.
@@ -153,7 +128,6 @@ function measure(el)
     local _, empty = floor_times(dir, false)
     return empty and shown(time_text(empty)) or missing
   end
-  if v == "below" then return below_floor(dir, a["of"], a["cache"] == "warm") or missing end
   -- With a size, a row of compare.csv (compare-warm.csv with cache="warm");
   -- without, the step's row of determinism.csv.
   local file = (a["n"] or v == "device" or v == "peak") and
