@@ -4,28 +4,18 @@
 -- ---- measured results ---------------------------------------------------------
 -- One CSV record per line (RFC 4180 quoting; no field spans lines here).
 function csv_fields(line)
-  local fields, i, n = {}, 1, #line
-  while i <= n + 1 do
-    if line:sub(i, i) == '"' then
-      local value, j = {}, i + 1
-      while true do
-        local q = line:find('"', j, true)
-        if not q then value[#value + 1] = line:sub(j); i = n + 2; break end
-        value[#value + 1] = line:sub(j, q - 1)
-        if line:sub(q + 1, q + 1) == '"' then
-          value[#value + 1] = '"'
-          j = q + 2
-        else
-          i = q + 2    -- past the closing quote and the comma
-          break
-        end
-      end
-      fields[#fields + 1] = table.concat(value)
+  local fields, i = {}, 1
+  while i <= #line + 1 do
+    local v
+    if line:sub(i, i) == '"' then        -- to the quote that no second quote follows ("" is a quote)
+      local q = i
+      repeat q = line:find('"', q + (q == i and 1 or 2), true) or #line + 1 until line:sub(q + 1, q + 1) ~= '"'
+      v, i = line:sub(i + 1, q - 1):gsub('""', '"'), q + 2
     else
-      local c = line:find(",", i, true) or (n + 1)
-      fields[#fields + 1] = line:sub(i, c - 1)
-      i = c + 1
+      local c = line:find(",", i, true) or #line + 1
+      v, i = line:sub(i, c - 1), c + 1
     end
+    fields[#fields + 1] = v
   end
   return fields
 end

@@ -114,7 +114,7 @@ function multi_results(el)
       if #found > 0 then
         blocks[#blocks + 1] = pandoc.Para({ pandoc.Emph({ pandoc.Str(title .. ", "), pandoc.Code("make compare-multi"),
                                                           pandoc.Str(" (" .. path .. ")") }) })
-        for _, b in ipairs(found) do blocks[#blocks + 1] = b end
+        append(blocks, found)
       end
     end
   end

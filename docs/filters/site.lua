@@ -8,12 +8,6 @@ handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
-    if el.attributes["results"] then
-      -- results="steps" (every step) or results="02 03", as a shorter form.
-      local v = el.attributes["results"]
-      el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
-      return results_table(el)
-    end
     if el.classes:includes("plot") then return plot(el) end
     if el.classes:includes("pivot") then return pivot(el) end
     if el.classes:includes("csv-table") then return csv_table(el) end
@@ -228,18 +222,15 @@ function build_course(doc)
   doc.blocks = walk(doc.blocks, { Div = function(el)
     if el.classes:includes("web-only") then return {} end
   end })
-  local blocks = {}
-  for _, b in ipairs(walk(doc.blocks, handlers)) do blocks[#blocks + 1] = b end
+  local blocks = walk(doc.blocks, handlers)
   for _, name in ipairs(cfg.chapters) do
     cfg.chapter = name
     local m = chapter_meta(name)
-    local body = walk(m.doc.blocks, handlers)
-    body = walk(body, book_links(name))
     blocks[#blocks + 1] = pandoc.Header(1, { pandoc.Str(m.title) }, pandoc.Attr(name, { "chapter" }))
     if m.summary_inlines then
       blocks[#blocks + 1] = pandoc.Div({ pandoc.Para(m.summary_inlines) }, pandoc.Attr("", { "chapter-summary" }))
     end
-    for _, b in ipairs(body) do blocks[#blocks + 1] = b end
+    append(blocks, walk(walk(m.doc.blocks, handlers), book_links(name)))
   end
   doc.blocks = blocks
   return doc

@@ -1,19 +1,6 @@
 -- tables.lua: the tables of measurements: .results, .plot, .pivot, .csv-table.
 -- A part of course.lua, loaded by it; see there.
 
-function wanted_steps(el, rows)
-  local spec = el.attributes["steps"] or "all"
-  local list = {}
-  if spec == "all" then
-    for _, p in ipairs(programs(rows)) do
-      if p ~= "cub" then list[#list + 1] = p end
-    end
-  else
-    list = words(spec)
-  end
-  return list
-end
-
 function results_table(el)
   local dirs = gpu_dirs()
   if #dirs == 0 then return nothing_measured("results") end
@@ -25,7 +12,7 @@ function results_table(el)
       blocks[#blocks + 1] = note("*`" .. dir .. "/compare.csv` is missing or empty.*")
     else
       local body = {}
-      local steps = wanted_steps(el, rows)
+      local steps = words(el.attributes["steps"] or fail("results: which steps? steps=\"02 03\""))
       if el.attributes["cub"] ~= "no" then steps[#steps + 1] = "cub" end
       for _, s in ipairs(sizes) do
         local n = parse_size(s)
@@ -47,11 +34,10 @@ function results_table(el)
       end
       -- The columns a reader needs first come first: on a phone they are the
       -- ones in sight (tests/widths.py), and the others scroll.
-      local t = pipe_table({ "n", "program", "median time", "vs CUB", "GB/s", "% of peak" },
+      append(blocks, pipe_table({ "n", "program", "median time", "vs CUB", "GB/s", "% of peak" },
                            { ":--", ":--", "--:", "--:", "--:", "--:" }, body,
                            gpu_caption(rows, dir, "compare.csv", "Median times, input not in L2,",
-                                       "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB."))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+                                       "vs CUB: CUB's time ÷ the program's, above 1 is faster than CUB.")))
     end
   end
   return pandoc.Div(blocks, pandoc.Attr("", { "results" }))
@@ -85,8 +71,7 @@ function plot(el)
       -- course/ links to the plot where it is committed.
       local shown = "results/" .. dir:sub(#cfg.root + 2) .. "/" .. file
       if cfg.md then shown = "../" .. dir .. "/" .. file end
-      local fig = markdown("![" .. caption .. "](" .. shown .. ")")
-      for _, b in ipairs(fig) do blocks[#blocks + 1] = b end
+      append(blocks, markdown("![" .. caption .. "](" .. shown .. ")"))
     end
   end
   if #blocks == 0 then
@@ -177,8 +162,7 @@ function pivot(el)
         end
         body[#body + 1] = line
       end
-      local t = pipe_table(header, align, body, gpu_caption(rows, dir, file, a["caption"] or vcol))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+      append(blocks, pipe_table(header, align, body, gpu_caption(rows, dir, file, a["caption"] or vcol)))
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
@@ -211,9 +195,8 @@ function csv_table(el)
         end
         body[#body + 1] = line
       end
-      local t = pipe_table(header, align, body, string.format("Table: %s (`%s/%s`).",
-                                                              a["caption"] or file, dir, file))
-      for _, b in ipairs(t) do blocks[#blocks + 1] = b end
+      append(blocks, pipe_table(header, align, body, string.format("Table: %s (`%s/%s`).",
+                                                              a["caption"] or file, dir, file)))
     end
   end
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
