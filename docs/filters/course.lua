@@ -1,13 +1,11 @@
 --[[ course.lua: the Pandoc filter behind `make docs` and `make course`.
 
-The chapters never paste code or measured numbers. They ask for them, and this
+The chapters never paste code or measured numbers: they ask for them, and this
 filter fills them in from the files themselves when the pages are built. What a
-chapter may ask for ({.cpp include=...}, []{.m ...}, {.pivot}, {.csv-table},
-::: include-markdown ...) and the metadata docs/docs.mk sets are described in
-docs/filters/README.md, a reference for writers. The filter's parts, one file
-by concern, are loaded below: base (files, errors), code (quotes, diffs),
-numbers (formats, CSVs), tables, measure ([]{.m}), chart, pages (other
-Markdown), site (handlers, links, course/, the one-page course, answers).
+chapter may ask for and the metadata docs/docs.mk sets: docs/filters/README.md.
+The parts, one file by concern, are loaded below: base (files, errors), code
+(quotes, diffs), numbers (formats, CSVs), tables, measure ([]{.m}), chart,
+pages (other Markdown), site (handlers, links, course/, one-page course, answers).
 ]]
 
 

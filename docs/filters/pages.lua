@@ -1,14 +1,10 @@
 -- pages.lua: other Markdown in a page: .include-markdown and .multi.
 -- A part of course.lua, loaded by it; see there.
 
--- A Markdown file from elsewhere in the tree (results/NOTES.md), without its
--- level-1 title; a missing file gives a one-line note. The file is written
--- as a chapter is, so its numbers, tables and code come through this filter
--- too ([]{.m ...} and the rest). The file is read where it is in the tree;
--- the numbers in it come from RESULTS, as the chapters' do.
--- Markdown that a script wrote (each=, results=, or a class given) keeps
--- its title (level 3, its sections level 4) and its tables' widths are left
--- to the browser; the div takes the classes given (.results, .listing).
+-- ::: include-markdown: another Markdown file, written as a chapter is (its
+-- spans and blocks filled in); without its level-1 title, or, where a script
+-- wrote it (a class given), with its headings pushed down and its tables'
+-- widths left to the browser (docs/filters/README.md).
 function include_markdown(el)
   local a, files = el.attributes, {}
   if a.each then

@@ -108,13 +108,8 @@ function fit_classes(a, classes)
   return classes
 end
 
--- ```{.pivot file="claims.csv" where="claim=D,n=16777216" rows="step" cols="param"
---     value="median_us" fmt="time" col-label="tile" caption="..." make="claims"}
--- One table per results/<gpu>/ with the file: a row per value of rows= (one
--- column or several, "step param"), a column per value of cols=
--- (col-format="size" writes 1024 as 2^10; row-format="size" the rows' labels from
--- 4096 up), each cell the value= of the rows
--- that match (their median, or agg=).
+-- ```{.pivot}: any CSV of results/<gpu>/ as a table, a row per value of rows=, a
+-- column per value of cols= (docs/filters/README.md).
 function pivot(el)
   must_be_empty(el, "pivot")
   local a = el.attributes
@@ -170,10 +165,7 @@ function pivot(el)
 end
 
 
--- ```{.csv-table file="claims_checks.csv" where="claim=C" cols="check result detail"
---     labels="what|result|detail" caption="..." make="claims"}
--- The rows of any CSV that match where=, those columns, as they are (words,
--- not numbers: the cells may wrap, class "words").
+-- ```{.csv-table}: the rows of any CSV that match where=, those columns, as words.
 function csv_table(el)
   must_be_empty(el, "csv-table")
   local a = el.attributes
