@@ -16,6 +16,7 @@ It writes, in results/<gpu>/:
     accuracy.csv          the checked runs: the harness's columns, plus ulp_error and rel_error
     accuracy_cost.csv     the timed runs, the same columns
     accuracy-INPUT.svg    per input, the median ulp_error over the seeds against n (gnuplot)
+    accuracy_INPUT*.md    the comparison chapter's tables (bench/accuracy_tables.py)
 and prints, per input, each program's median ulp_error at every size.
 
 The two errors, both from the CSV's own columns:
@@ -60,6 +61,7 @@ from fractions import Fraction
 
 from array_libs import LIBS
 from compare import programs
+from accuracy_tables import write_tables  # noqa: E402
 from lib import ROOT, gpu_turn, power_label, progress, read_csv, run_csv, slug, write_csv
 import plots
 from plots import LINES, styles
@@ -324,6 +326,7 @@ def main():
     rows = with_errors(read_csv(os.path.join(out_dir, "accuracy.csv")))
     print(summary(rows))
     print(draw(out_dir, rows))
+    write_tables(out_dir, os.path.relpath(out_dir, ROOT))
 
 
 if __name__ == "__main__":

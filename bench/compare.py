@@ -23,6 +23,7 @@ harness's way; one SKIP line names those it cannot). It writes, in results/<gpu>
     determinism.csv   one row per program at 2^24, 20 runs
     ceiling.csv       read-only kernel, device copy, empty kernel
     compare.md        the tables below, in Markdown
+    grid_*.md, ceiling.md   the tables the chapters include (bench/compare_tables.py)
     bandwidth.svg, bars.svg   plots (needs gnuplot; see bench/plots.py)
 and prints the tables: median time, GB/s and % of peak, speedup over the
 previous step, CUB's time over each step's (above 1: faster than CUB), and
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import time
 
+import compare_tables
 from array_libs import LIBS
 from lib import ROOT, fmt_time, gpu_turn, make_list, md_table, parse_n, power_label, progress, read_csv, \
     run_csv, slug, write_csv
@@ -336,6 +338,7 @@ def main():
     text, md = render(res, every_other, warm)
     with open(os.path.join(out_dir, "compare.md"), "w") as f:
         f.write(md)
+    compare_tables.write_tables(out_dir, os.path.relpath(out_dir, ROOT))
     print(text)
     print(f"\n(all sizes in {os.path.relpath(os.path.join(out_dir, 'compare.md'), ROOT)})")
     if not a.no_plots:

@@ -85,6 +85,35 @@ def fmt_time(us):
     return f"{us:.2f} µs"
 
 
+def time_text(us):
+    """A time as the pages write it (docs/filters/numbers.lua): 7.34 µs, 123.4 µs, 1.23 ms, 123.4 ms, 1.23 s."""
+    if us < 100:
+        return f"{us:.2f} µs"
+    if us < 1000:
+        return f"{us:.1f} µs"
+    if us < 1e5:
+        return f"{us / 1000:.2f} ms"
+    return f"{us / 1000:.1f} ms" if us < 1e6 else f"{us / 1e6:.2f} s"
+
+
+def ratio_text(r):
+    """A ratio as the pages write it: 1.23×, 0.074×, 12.3×, 1351×."""
+    if r < 0.1:
+        return f"{r:.2g}×"
+    return f"{r:.0f}×" if r >= 100 else f"{r:.1f}×" if r >= 10 else f"{r:.2f}×"
+
+
+def size_md(n):
+    """n as the pages write it: 2^24^ (a superscript in Pandoc's Markdown), other n as digits."""
+    return f"2^{n.bit_length() - 1}^" if n & (n - 1) == 0 else str(n)
+
+
+def pipe_table(head, align, body, caption):
+    """A Markdown table as the lab's pages show it, with its caption (Table: ...)."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in body] + ["", caption]) + "\n"
+
+
 def make_list(target):
     """The names a `make print-...` target prints (steps/07_cooperative.cu -> 07_cooperative)."""
     p = subprocess.run(["make", "-s", "--no-print-directory", target], cwd=ROOT,

@@ -13,7 +13,7 @@ rows rounded differently can name two peaks a whole GB/s apart (3352 and
     say it lies in the intersection of those ranges, a few hundredths of a
     GB/s wide; the peak is its middle.
 
-docs/filters/course.lua does the same for the course pages (nominal_peak).
+bench/compare_tables.py writes it to results/<gpu>/peak.csv for the course pages.
 A row's GB/s is shown as bytes / median_us, which has more digits than the
 gbps column: 4096 bytes in 7.392 us are 0.55 GB/s, where the column says 0.6.
 """

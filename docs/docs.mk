@@ -18,11 +18,9 @@ DOCS_PLOTS_SRC   := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.svg))
 # A plot is shown at results/<gpu>/NAME.svg beside the pages, whatever RESULTS is.
 DOCS_PLOTS       := $(patsubst $(RESULTS)/%,$(DOCS_OUT)/results/%,$(DOCS_PLOTS_SRC))
 DOCS_FIGURES     := $(patsubst docs/%,$(DOCS_OUT)/%,$(wildcard docs/figures/*.svg))
-DOCS_HARRIS      := $(patsubst %/harris.csv,%,$(sort $(wildcard $(RESULTS)/*/harris.csv)))
-DOCS_HARRIS_DATA := lab/harris/harris_g80.csv $(wildcard $(DOCS_HARRIS:%=%/harris.*) $(DOCS_HARRIS:%=%/harris_racecheck.txt))
-DOCS_CLUSTERS      := $(patsubst %/clusters.csv,%,$(sort $(wildcard $(RESULTS)/*/clusters.csv)))
-DOCS_CLUSTERS_DATA := lab/small-sizes/latency_predictions.csv $(wildcard $(DOCS_CLUSTERS:%=%/clusters.*) \
-                      $(DOCS_CLUSTERS:%=%/clusters_floor.csv) $(DOCS_CLUSTERS:%=%/latency.csv))
+# The tables the lab's scripts write (harris.py, exact_tables.py, clusters_tables.py),
+# results/<gpu>/*.md, results/*.md and lab/harris/harris_g80.md, which the chapters include.
+DOCS_GENERATED := $(wildcard $(DOCS_RESULT_DIRS:%=%/*.md) $(RESULTS)/*.md) lab/harris/harris_g80.md
 
 DOCS_FILTER   := docs/filters/course.lua
 DOCS_FILTER_PARTS := $(filter-out $(DOCS_FILTER),$(wildcard docs/filters/*.lua))
@@ -30,14 +28,13 @@ DOCS_TEMPLATE := docs/template.html
 # Anything a page can quote: the steps, files a chapter includes, the measurements.
 DOCS_QUOTED   := $(sort $(shell sed -n 's/.*include="\([^"]*\)".*/\1/p' $(DOCS_MD)))
 DOCS_INPUTS   := $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) $(DOCS_MD) docs/index.md $(STEP_SRCS) $(DOCS_QUOTED) \
-                 $(wildcard results/NOTES.md) lab/exact-tail/exact_tail_predictions.csv \
-                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_HARRIS_DATA) $(DOCS_CLUSTERS_DATA) docs/docs.mk
+                 $(wildcard results/NOTES.md) \
+                 $(DOCS_RESULT_DATA) $(DOCS_PLOTS_SRC) $(DOCS_MULTI) $(DOCS_MULTI_DATA) $(DOCS_GENERATED) docs/docs.mk
 
 # Pandoc 2.19 renamed --self-contained to --embed-resources --standalone.
 DOCS_EMBED = $(if $(shell $(PANDOC) --help 2>/dev/null | grep -e --embed-resources),--embed-resources,--self-contained)
 DOCS_META  = --metadata chapters="$(DOCS_CHAPTERS)" --metadata results-dirs="$(DOCS_RESULT_DIRS)" \
-             --metadata multi-results="$(DOCS_MULTI)" --metadata harris-results="$(DOCS_HARRIS)" \
-             --metadata clusters-results="$(DOCS_CLUSTERS)" --metadata results-root=$(RESULTS) --metadata docs-dir=docs
+             --metadata multi-results="$(DOCS_MULTI)" --metadata results-root=$(RESULTS) --metadata docs-dir=docs
 DOCS_FLAGS = --from markdown --to html5 --standalone --fail-if-warnings \
              --template $(DOCS_TEMPLATE) --lua-filter $(DOCS_FILTER) --mathml $(DOCS_META) \
              --metadata repo-root=$(shell realpath -m --relative-to=$(DOCS_OUT) .)

@@ -119,24 +119,106 @@ PY
 else echo "FAIL bench/plot-colours: $(echo "$out" | tail -1)"; fi
 rm -rf "$tmp"
 
-# Harris's seven kernels: harris.md and harris_summary.csv are what harris.csv gives, for every GPU
-# and for the docs tests' fixture.
-for d in results/*/ tests/fixtures/results/*/; do
-    [ -f "$d/harris.csv" ] || continue
-    name=${d%/}
+# Harris's seven kernels: harris.md, harris_summary.csv and harris_racecheck.md are what
+# harris.csv (and harris_racecheck.txt) give, for every GPU and for the docs tests' fixture;
+# lab/harris/harris_g80.md is what harris_g80.csv gives; a planted change is caught.
+harris_check() {    # DIR NAME: regenerate DIR's files in a copy, compare with NAME's
+    local d=$1 name=$2 tmp
     tmp=$(mktemp -d)
-    cp "$d/harris.csv" "$tmp/"
-    [ -f "$d/compare.csv" ] && cp "$d/compare.csv" "$tmp/"    # the nominal peak comes from it
-    if ! python3 lab/harris/harris.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+    for f in harris.csv compare.csv harris_racecheck.txt; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    if ! python3 lab/harris/harris.py --from "$tmp" --g80 "$tmp/g80.md" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/$name/harris.md: $(tail -1 "$tmp/err")"
     else
-        for f in harris.md harris_summary.csv; do
-            if cmp -s "$tmp/$f" "$d/$f"; then echo "PASS bench/$name/$f is what harris.csv gives"
+        for f in harris.md harris_summary.csv harris_racecheck.md; do
+            [ -f "$tmp/$f" ] || [ -f "$name/$f" ] || continue
+            if sed "s|[^\`]*/harris_racecheck.txt|$name/harris_racecheck.txt|" "$tmp/$f" | cmp -s - "$name/$f"; then
+                echo "PASS bench/$name/$f is what harris.csv gives"
             else echo "FAIL bench/$name/$f differs from what harris.csv gives (run python3 lab/harris/harris.py --from $name)"; fi
+        done
+        [ "$name" = "${d%/}" ] && cp "$tmp/g80.md" build/harris_g80.md
+    fi
+    rm -rf "$tmp"
+}
+mkdir -p build
+for d in results/*/ tests/fixtures/results/*/; do
+    [ -f "$d/harris.csv" ] && harris_check "$d" "${d%/}"
+done
+if cmp -s build/harris_g80.md lab/harris/harris_g80.md; then echo "PASS bench/lab/harris/harris_g80.md is what harris_g80.csv gives"
+else echo "FAIL bench/lab/harris/harris_g80.md differs from what harris_g80.csv gives (run python3 lab/harris/harris.py --from results/<gpu>)"; fi
+planted=$(mktemp -d)
+cp tests/fixtures/results/example-gpu/harris* "$planted/"
+python3 - "$planted/harris.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rows[0]["median_us"] = str(2 * float(rows[0]["median_us"]))
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader(); w.writerows(rows)
+PY
+sed -i '0,/RACECHECK SUMMARY: [0-9]*/s//RACECHECK SUMMARY: 99/' "$planted/harris_racecheck.txt"
+out=$(harris_check "$planted" tests/fixtures/results/example-gpu)
+if [ "$(echo "$out" | grep -c "^FAIL.*differs")" -ge 2 ]; then echo "PASS bench/harris-planted: a changed harris.csv or harris_racecheck.txt is caught"
+else echo "FAIL bench/harris-planted: a changed harris.csv or harris_racecheck.txt went unseen: $out"; fi
+rm -rf "$planted"
+# Step 10's rounds (lab/exact-tail/exact_tables.py): each GPU's exact_tail.md and
+# exact_tail_summary.csv, and RESULTS/exact_rounds.md, are what the exact_tail.csv files give,
+# for results/ and the docs tests' fixture; a planted change is caught.
+gen_check() {    # SCRIPT ROOT CSV FILE...: the script run on a copy of ROOT's CSVs gives ROOT's FILEs
+    local script=$1 root=$2 csv=$3 tmp here=$PWD f out=""
+    shift 3
+    tmp=$(mktemp -d)
+    for f in "$root"/*/"$csv"; do mkdir -p "$tmp/$(dirname "$f")" && cp "$(dirname "$f")"/*.csv "$tmp/$(dirname "$f")/"; done
+    [ -n "${PLANT:-}" ] && python3 - "$tmp/$(ls -d "$root"/*/"$csv" | head -1)" "$PLANT" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:        # PLANT=COLUMN: every number in it half as large again
+    r[sys.argv[2]] = str(1.5 * float(r[sys.argv[2]])) if r[sys.argv[2]] not in ("", "inf", "-inf") else r[sys.argv[2]]
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader(); w.writerows(rows)
+PY
+    if ! (cd "$tmp" && python3 "$here/$script" --results "$root" >/dev/null 2>"$tmp/err"); then
+        echo "FAIL bench/$root/$script: $(tail -1 "$tmp/err")"
+    else
+        for f in "$@"; do
+            for g in "$root"/$f; do
+                if cmp -s "$tmp/$g" "$g"; then echo "PASS bench/$g is what $csv gives"
+                else echo "FAIL bench/$g differs from what $csv gives (run python3 $script --results $root)"; fi
+            done
         done
     fi
     rm -rf "$tmp"
+}
+for root in results tests/fixtures/results; do
+    gen_check lab/exact-tail/exact_tables.py $root exact_tail.csv '*/exact_tail.md' '*/exact_tail_summary.csv' exact_rounds.md
 done
+# The appendix on small sizes (lab/small-sizes/clusters_tables.py): its tables and
+# clusters_summary.csv are what clusters.csv, clusters_floor.csv and latency.csv give.
+for root in results tests/fixtures/results; do
+    gen_check lab/small-sizes/clusters_tables.py $root clusters.csv '*/clusters_*.md' '*/clusters_summary.csv'
+done
+# The tables of make compare's CSVs that the chapters include (bench/compare_tables.py).
+for root in results tests/fixtures/results; do
+    gen_check bench/compare_tables.py $root compare.csv '*/grid_*.md' '*/ceiling.md' '*/determinism.md' '*/report.md' '*/peak.csv' '*/compare_summary.csv'
+done
+if [ "$(PLANT=median_us gen_check bench/compare_tables.py tests/fixtures/results compare.csv \
+        '*/grid_median.md' | grep -c '^FAIL.*differs')" = 1 ]; then
+    echo "PASS bench/compare-tables-planted: a changed compare.csv is caught"
+else echo "FAIL bench/compare-tables-planted: a changed compare.csv went unseen"; fi
+# The comparison chapter's tables of accuracy (bench/accuracy_tables.py): what accuracy.csv gives.
+for root in results tests/fixtures/results; do
+    gen_check bench/accuracy_tables.py $root accuracy.csv '*/accuracy_*.md'
+done
+if [ "$(PLANT=ulp_error gen_check bench/accuracy_tables.py tests/fixtures/results accuracy.csv \
+        '*/accuracy_uniform.md' | grep -c '^FAIL.*differs')" = 1 ]; then
+    echo "PASS bench/accuracy-tables-planted: a changed accuracy.csv is caught"
+else echo "FAIL bench/accuracy-tables-planted: a changed accuracy.csv went unseen"; fi
+if [ "$(PLANT=median_us gen_check lab/small-sizes/clusters_tables.py tests/fixtures/results clusters.csv \
+        '*/clusters_meet.md' '*/clusters_summary.csv' | grep -c '^FAIL.*differs')" = 2 ]; then
+    echo "PASS bench/clusters-tables-planted: a changed clusters.csv is caught"
+else echo "FAIL bench/clusters-tables-planted: a changed clusters.csv went unseen"; fi
+if [ "$(PLANT=median_us gen_check lab/exact-tail/exact_tables.py tests/fixtures/results exact_tail.csv '*/exact_tail.md' \
+        '*/exact_tail_summary.csv' exact_rounds.md | grep -c '^FAIL.*differs')" = 3 ]; then
+    echo "PASS bench/exact-tables-planted: a changed exact_tail.csv is caught in each file"
+else echo "FAIL bench/exact-tables-planted: a changed exact_tail.csv went unseen"; fi
 # A sum for every row (make compare-rows): rows.md is what rows.csv gives,
 # for every GPU and for the docs tests' fixture (the caption names the CSV).
 for d in results/*/ tests/fixtures/results/*/; do

@@ -62,6 +62,11 @@ function markdown(text)
   return pandoc.read(text, "markdown").blocks
 end
 
+-- The blocks of list added at the end of to.
+function append(to, list)
+  for _, b in ipairs(list) do to[#to + 1] = b end
+end
+
 -- A one-line note in place of something that could not be shown.
 function note(text)
   return pandoc.Div(markdown(text), pandoc.Attr("", { "note" }))

@@ -1,30 +1,5 @@
--- measure.lua: one number in a sentence: []{.m ...}; and .report, a program's line.
+-- measure.lua: one number in a sentence: []{.m ...}.
 -- A part of course.lua, loaded by it; see there.
-
--- How far the programs' medians fall below the floor (of="floor": the
--- read-only kernel at the same n; of="empty": the empty kernel), as a clause:
--- "the median of 06_last_block at 2^28 is 1.04 µs (0.30%) below the read-only
--- kernel's, the most of any program" or "no program's median is below the
--- read-only kernel's". The floor is one more measurement, so a sum can land
--- under it; this says by how much, from the files, whatever they hold.
-function below_floor(dir, of, warm)
-  if of ~= "floor" and of ~= "empty" then fail("m: below needs of=\"floor\" or of=\"empty\"") end
-  local rows = read_csv(dir .. "/" .. (warm and "compare-warm.csv" or "compare.csv"))
-  local at, empty = floor_times(dir, warm)
-  if not rows or (of == "floor" and next(at) == nil) or (of == "empty" and not empty) then return nil end
-  local what = of == "floor" and "the read-only kernel’s" or "the empty kernel’s"
-  local worst, gap, n_at, base = nil, 0, nil, nil
-  for _, r in ipairs(rows) do
-    local n, us = tonumber(r.n), tonumber(r.median_us)
-    local f = of == "floor" and at[n] or empty
-    if r.status == "OK" and f and us and f - us > gap then worst, gap, n_at, base = r.step, f - us, n, f end
-  end
-  if not worst then return pandoc.Span(markdown("no program’s median is below " .. what)[1].content,
-                                       pandoc.Attr("", { "measured", "clause" })) end
-  local text = string.format("the median of %s at %s is %s (%s) below %s, the most of any program", short(worst),
-                             size_md(n_at), time_text(gap), pct_text(100 * gap / base), what)
-  return pandoc.Span(markdown(text)[1].content, pandoc.Attr("", { "measured", "clause" }))
-end
 
 -- Columns the harness's CSV (and accuracy.csv) gained with the inputs: a file
 -- written before them lacks them, and a number from one is "not measured yet"
@@ -89,6 +64,11 @@ function measure(el)
       fail("m: " .. a["file"] .. " has no column '" .. col .. "'")
     end
     local text = matched[1][col]
+    -- fmt="clause": a sentence a script wrote (Markdown: 2^24^), which may wrap.
+    if a["fmt"] == "clause" then
+      return pandoc.Span(text:find("^", 1, true) and markdown(text)[1].content or { pandoc.Str(text) },
+                         pandoc.Attr("", { "measured", "clause" }))
+    end
     if a["agg"] == "range" then
       -- "4 to 16", or "16" where every row has the same value.
       local values = {}
@@ -148,7 +128,6 @@ function measure(el)
     local _, empty = floor_times(dir, false)
     return empty and shown(time_text(empty)) or missing
   end
-  if v == "below" then return below_floor(dir, a["of"], a["cache"] == "warm") or missing end
   -- With a size, a row of compare.csv (compare-warm.csv with cache="warm");
   -- without, the step's row of determinism.csv.
   local file = (a["n"] or v == "device" or v == "peak") and
@@ -157,7 +136,7 @@ function measure(el)
   if not rows or #rows == 0 then return missing end
   if v == "device" then return pandoc.Str(rows[1].device) end
   if v == "peak" then
-    local peak = gpu_peak(dir, rows)
+    local peak = gpu_peak(dir)
     return peak and pandoc.Span({ pandoc.Str(gbps_text(peak) .. " GB/s") }, pandoc.Attr("", { "measured" })) or missing
   end
   local step = a["step"] or fail("m: which step? step=\"03\"")
@@ -204,49 +183,4 @@ function measure(el)
     fail("m: unknown value v=\"" .. v .. "\"")
   end
   return pandoc.Span({ pandoc.Str(text) }, pandoc.Attr("", { "measured" }))
-end
-
--- What ./stepNN prints for one run, rebuilt from its CSV row (report.c's format).
-function human_bytes(b)
-  local unit = { "B", "KB", "MB", "GB", "TB" }
-  local u = 1
-  while b >= 1000 and u < 5 do b = b / 1000; u = u + 1 end
-  if u == 1 then return string.format("%.0f B", b) end
-  return string.format("%.2f %s", b, unit[u])
-end
-
-function human_time(us)
-  if us < 10000 then return string.format("%.2f us", us) end
-  return string.format("%.2f ms", us / 1000)
-end
-
-function report(el)
-  local dirs = gpu_dirs()
-  if #dirs == 0 then return nothing_measured("results") end
-  local rows = read_csv(dirs[1] .. "/compare.csv")
-  local step = el.attributes["step"] or fail("report: which step? step=\"03\"")
-  local n = parse_size(el.attributes["n"] or "2^28")
-  local r = rows and find_row(rows, step, n)
-  if not r then return note("*No measured run of " .. step .. " at n = " .. size_md(n) .. " yet.*") end
-  local runs, distinct = tonumber(r.runs), tonumber(r.distinct)
-  local det
-  if r.replica == "equal" or r.replica == "differs" then
-    det = string.format("same bits on any GPU, grid and block: %s (%d runs, %s the CPU replica of the order)",
-                        r.replica == "equal" and "yes" or "NO", runs,
-                        r.replica == "equal" and "equal to" or "not all equal to")
-  elseif distinct == 1 then det = string.format("deterministic: %s (%d runs, all identical)", r.deterministic, runs)
-  else det = string.format("deterministic: %s (%d runs, %d distinct, spread %.0f ulp)", r.deterministic, runs,
-                           distinct, tonumber(r.spread_ulp)) end
-  local line = string.format("%s | %s | n %s (%s) | median %s, min %s | %.0f GB/s, %.1f%% of peak | " ..
-                             "sum %.9g (exact %.9g) err %.1e, bound %.1e | %s | %s",
-    r.step, r.technique, r.n, human_bytes(tonumber(r.bytes)), human_time(tonumber(r.median_us)),
-    human_time(tonumber(r.min_us)), tonumber(r.gbps), tonumber(r.pct_peak), tonumber(r.sum),
-    tonumber(r.reference), tonumber(r.error), tonumber(r.bound), r.status, det)
-  local prog = r.step == "cub" and "./build/bench/cub_sum" or ("./step" .. r.step:sub(1, 2))
-  local cmd = string.format("$ %s --n %s", prog, el.attributes["n"] or "2^28")
-  if r.reps ~= "20" then cmd = cmd .. " --reps " .. r.reps end
-  local caption = pandoc.Para({ pandoc.Str("One line of "), pandoc.Code(dirs[1] .. "/compare.csv"),
-                                pandoc.Str(", as the program prints it on " .. r.device .. ":") })
-  return pandoc.Div({ caption, pandoc.CodeBlock(cmd .. "\n" .. line, pandoc.Attr("", { "console" })) },
-                    pandoc.Attr("", { "listing", "report" }))
 end

@@ -4,28 +4,18 @@
 -- ---- measured results ---------------------------------------------------------
 -- One CSV record per line (RFC 4180 quoting; no field spans lines here).
 function csv_fields(line)
-  local fields, i, n = {}, 1, #line
-  while i <= n + 1 do
-    if line:sub(i, i) == '"' then
-      local value, j = {}, i + 1
-      while true do
-        local q = line:find('"', j, true)
-        if not q then value[#value + 1] = line:sub(j); i = n + 2; break end
-        value[#value + 1] = line:sub(j, q - 1)
-        if line:sub(q + 1, q + 1) == '"' then
-          value[#value + 1] = '"'
-          j = q + 2
-        else
-          i = q + 2    -- past the closing quote and the comma
-          break
-        end
-      end
-      fields[#fields + 1] = table.concat(value)
+  local fields, i = {}, 1
+  while i <= #line + 1 do
+    local v
+    if line:sub(i, i) == '"' then        -- to the quote that no second quote follows ("" is a quote)
+      local q = i
+      repeat q = line:find('"', q + (q == i and 1 or 2), true) or #line + 1 until line:sub(q + 1, q + 1) ~= '"'
+      v, i = line:sub(i + 1, q - 1):gsub('""', '"'), q + 2
     else
-      local c = line:find(",", i, true) or (n + 1)
-      fields[#fields + 1] = line:sub(i, c - 1)
-      i = c + 1
+      local c = line:find(",", i, true) or #line + 1
+      v, i = line:sub(i, c - 1), c + 1
     end
+    fields[#fields + 1] = v
   end
   return fields
 end
@@ -291,40 +281,16 @@ function row_gbps(r)
   return tonumber(r.gbps)
 end
 
--- The nominal peak, as bench/peak.py reads it back from the rows: each row
--- bounds it (its gbps, bytes / median_us and pct_peak each within their
--- rounding), and the middle of the range that every row allows is the peak.
--- Should no range fit them all, the row with the largest % of peak decides.
-function nominal_peak(rows)
-  local low, high, best, fallback = 0, math.huge, 0, nil
-  for _, r in ipairs(rows) do
-    -- (torch.sum's and cupy.sum's rows are the harness's only by imitation)
-    if r.step == "torch.sum" or r.step == "cupy.sum" then goto next end
-    local g, p = tonumber(r.gbps), tonumber(r.pct_peak)
-    local b, us, gpus = tonumber(r.bytes), tonumber(r.median_us), tonumber(r.gpus) or 1
-    if g and p and b and us and p > 0.005 and g > 0 and us > 0.0005 and b > 0 then
-      local g_low = math.max(g - 0.05, b / (us + 0.0005) / 1e3)
-      local g_high = math.min(g + 0.05, b / (us - 0.0005) / 1e3)
-      low = math.max(low, 100 * g_low / (p + 0.005) / gpus)
-      high = math.min(high, 100 * g_high / (p - 0.005) / gpus)
-    end
-    if g and p and p > best then best, fallback = p, 100 * g / p / gpus end
-    ::next::
-  end
-  if high < math.huge and low <= high then return (low + high) / 2 end
-  return fallback
-end
-
--- One GPU's nominal peak, the same in every table of it: from its
--- compare.csv (the most rows), or from the rows at hand where it has none.
-function gpu_peak(dir, rows)
-  local all = read_csv(dir .. "/compare.csv")
-  return nominal_peak((all and #all > 0) and all or rows or {})
+-- One GPU's nominal peak, the same in every table of it: bench/peak.py's, read
+-- back from all of compare.csv's rows, which bench/compare_tables.py writes to peak.csv.
+function gpu_peak(dir)
+  local rows = read_csv(dir .. "/peak.csv")
+  return rows and rows[1] and tonumber(rows[1].nominal_peak_gbps)
 end
 
 function gpu_caption(rows, dir, file, what, extra)
   local dev = rows[1] and rows[1].device or dir
-  local peak = gpu_peak(dir, rows)
+  local peak = gpu_peak(dir)
   return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
     peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
     extra and (" " .. extra) or "")

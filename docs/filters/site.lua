@@ -8,35 +8,14 @@ handlers = {
     if el.attributes["diff"] then return diff(el) end
     if el.classes:includes("results") then return results_table(el) end
     if el.classes:includes("multi") then return multi_results(el) end
-    if el.classes:includes("harris") then return harris_results(el) end
-    if el.classes:includes("harris-g80") then return harris_g80(el) end
-    if el.classes:includes("harris-racecheck") then return harris_racecheck(el) end
-    for _, part in ipairs({ small_sizes, exact_tail }) do
-      for name, build in pairs(part.blocks) do
-        if el.classes:includes(name) then return build(el) end
-      end
-    end
-    if el.attributes["results"] then
-      -- results="steps" (every step) or results="02 03", as a shorter form.
-      local v = el.attributes["results"]
-      el.attributes["steps"] = (v == "steps" or v == "all") and "all" or v
-      return results_table(el)
-    end
-    if el.classes:includes("results-grid") then return results_grid(el) end
-    if el.classes:includes("determinism") then return determinism_table(el) end
-    if el.classes:includes("ceiling") then return ceiling_table(el) end
     if el.classes:includes("plot") then return plot(el) end
     if el.classes:includes("pivot") then return pivot(el) end
     if el.classes:includes("csv-table") then return csv_table(el) end
-    if el.classes:includes("accuracy") then return accuracy_table(el) end
-    if el.classes:includes("report") then return report(el) end
     if el.classes:includes("chart") then return chart(el) end
     if el.attributes["snippet"] then fail("a snippet=\"" .. el.attributes["snippet"] .. "\" block needs include=\"FILE\"") end
   end,
   Span = function(el)
     if el.classes:includes("m") then return measure(el) end
-    if el.classes:includes("clusters-m") then return small_sizes.span(el) end
-    if el.classes:includes("exact-m") then return exact_tail.span(el) end
   end,
   Div = function(el)
     if el.classes:includes("chapter-list") then return chapter_list() end
@@ -243,18 +222,15 @@ function build_course(doc)
   doc.blocks = walk(doc.blocks, { Div = function(el)
     if el.classes:includes("web-only") then return {} end
   end })
-  local blocks = {}
-  for _, b in ipairs(walk(doc.blocks, handlers)) do blocks[#blocks + 1] = b end
+  local blocks = walk(doc.blocks, handlers)
   for _, name in ipairs(cfg.chapters) do
     cfg.chapter = name
     local m = chapter_meta(name)
-    local body = walk(m.doc.blocks, handlers)
-    body = walk(body, book_links(name))
     blocks[#blocks + 1] = pandoc.Header(1, { pandoc.Str(m.title) }, pandoc.Attr(name, { "chapter" }))
     if m.summary_inlines then
       blocks[#blocks + 1] = pandoc.Div({ pandoc.Para(m.summary_inlines) }, pandoc.Attr("", { "chapter-summary" }))
     end
-    for _, b in ipairs(body) do blocks[#blocks + 1] = b end
+    append(blocks, walk(walk(m.doc.blocks, handlers), book_links(name)))
   end
   doc.blocks = blocks
   return doc
@@ -309,8 +285,6 @@ function page(doc)
   cfg.docs = m["docs-dir"] and stringify(m["docs-dir"]) or "docs"
   cfg.root = m["results-root"] and stringify(m["results-root"]) or "results"
   cfg.multi = words(m["multi-results"] and stringify(m["multi-results"]) or "")
-  cfg.harris = words(m["harris-results"] and stringify(m["harris-results"]) or "")
-  cfg.clusters = words(m["clusters-results"] and stringify(m["clusters-results"]) or "")
   cfg.md = FORMAT:match("markdown") ~= nil or FORMAT:match("gfm") ~= nil or FORMAT:match("commonmark") ~= nil
   cfg.out = m["course-dir"] and stringify(m["course-dir"]) or "course"
   cfg.repo = m["repo-root"] and stringify(m["repo-root"]) or "../.."

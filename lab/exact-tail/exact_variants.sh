@@ -353,3 +353,5 @@ print("%-18s" % "10 / 07, wide" + "".join("%9.3f" % (med[("step10_wide", n)] / m
                                         if ("step10_wide", n) in med and ("step07_wide", n) in med
                                         else "%9s" % "-" for n in sizes))
 EOF
+# The lab page's tables (results/<gpu>/exact_tail.md, exact_tail_summary.csv, results/exact_rounds.md).
+case $out in results/*/exact_tail.csv) python3 lab/exact-tail/exact_tables.py ;; esac

@@ -19,11 +19,14 @@ writes, in results/<gpu>/:
                            (lab/harris/harris_g80.csv, from the slides), then the
                            steps, then every size
     harris_racecheck.txt   what racecheck said
+    harris_racecheck.md    of each run, the command, its first warning and
+                           its summary line (the appendix shows it)
     harris_summary.csv     one row per program: its runs checked over every
                            size and L2 state, the sizes where one was wrong
                            ("none"), and for a kernel the G80's time at 2^22
                            over this one (vs_g80); the appendix quotes it
-Only the Python standard library is used.
+and lab/harris/harris_g80.md, the slides' figures as a table. Only the
+Python standard library is used.
 """
 import argparse
 import csv
@@ -240,10 +243,48 @@ def summary(runs):
     return out
 
 
+def g80_markdown():
+    """The slides' own figures as a table (lab/harris/harris_g80.md, for the appendix)."""
+    rows = read_csv(G80)
+    pct = lambda p: f"{p:.2f}%" if p < 1 else f"{p:.1f}%"
+    x = lambda v: v + "×" if v else ""
+    body = [[g["kernel"], g["technique"], g["time_ms"], g["gbps"], pct(100 * float(g["gbps"]) / float(g["peak_gbps"])),
+             x(g["step"]), x(g["cumulative"])] for g in rows]
+    g = rows[0]
+    n = int(g["n"])
+    size = f"2^{n.bit_length() - 1}^" if n & (n - 1) == 0 else str(n)
+    return (md_table(["kernel", "technique", "time (ms)", "GB/s", "% of peak", "step", "cumulative"], body,
+                     ["--:", ":--", "--:", "--:", "--:", "--:", "--:"]) +
+            f"\n\nTable: The slides' figures: {g['device']} (nominal peak {g['peak_gbps']} GB/s), n = {size} "
+            f"32-bit integers (`{os.path.relpath(G80, ROOT)}`).\n")
+
+
+def racecheck_markdown(out_dir, device):
+    """Of each run in harris_racecheck.txt: the command, its first warning and its summary line."""
+    lines = open(os.path.join(out_dir, "harris_racecheck.txt")).read().split("\n")
+    out, first = [], False
+    for i, line in enumerate(lines):
+        if line.startswith("$ "):
+            out.append(line)
+            first = True
+        elif first and "Warning: Race reported" in line:
+            out.append(line)
+            if i + 1 < len(lines) and re.match(r"=========\s+and ", lines[i + 1]):
+                out.append(lines[i + 1])
+            out.append("========= ...")
+            first = False
+        elif "RACECHECK SUMMARY" in line:
+            out += [line, ""]
+    path = os.path.relpath(out_dir, ROOT) + "/harris_racecheck.txt"
+    return f"On {device} (`{path}`):\n\n```console\n" + "\n".join(out).rstrip() + "\n```\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description="Harris's seven kernels beside the course's steps")
     ap.add_argument("--out", default=os.path.join(ROOT, "results"))
     ap.add_argument("--from", dest="from_dir", help="only harris.md and harris_summary.csv, from a saved harris.csv")
+    ap.add_argument("--g80", default=os.path.join(ROOT, "lab", "harris", "harris_g80.md"),
+                    help="where the slides' table goes (lab/harris/harris_g80.md)")
     a = ap.parse_args()
     out_dir = a.from_dir or measure(a.out)
     runs = Runs(out_dir)
@@ -251,6 +292,11 @@ def main():
     with open(os.path.join(out_dir, "harris.md"), "w") as f:
         f.write(text)
     write_csv(os.path.join(out_dir, "harris_summary.csv"), summary(runs), ["label", "runs", "wrong_at", "vs_g80"])
+    if os.path.exists(os.path.join(out_dir, "harris_racecheck.txt")):
+        with open(os.path.join(out_dir, "harris_racecheck.md"), "w") as f:
+            f.write(racecheck_markdown(out_dir, runs.device))
+    with open(a.g80, "w") as f:
+        f.write(g80_markdown())
     print(text)
     wrong = sorted({f"{r['label']} at {power_label(int(r['n']))}" for r in runs.rows if r["status"] != "OK"})
     if wrong:

@@ -20,6 +20,7 @@ It writes, in results/<gpu>/:
     clusters.csv         one row per program and size: a label, then the harness's columns
     clusters_floor.csv   the read-only kernel at each size (cold, warm), the empty kernel
     clusters.md          the tables (lab/small-sizes/clusters_tables.py)
+    clusters_*.md, clusters_summary.csv   the appendix's tables and numbers (the same)
 and prints the pieces' table, the programs' table and, last, whether the
 flag-word sum and the cluster program, each as it chooses, meet the targets (within 1.35x
 the floor from 2^14 to 2^22; at least 1.3x CUB's speed from 2^14 to 2^20).
@@ -34,7 +35,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))  # bench/lib.py
 from array_libs import LIBS  # noqa: E402
 from lib import ROOT, gpu_turn, progress, run_csv, slug, write_csv  # noqa: E402
-from clusters_tables import REPS, SIZES, PROBE_SIZES, Saved, render, verdict  # noqa: E402
+from clusters_tables import REPS, SIZES, PROBE_SIZES, Saved, render, verdict, write_page  # noqa: E402
 
 CL = "build/clusters/"
 VARIANT_SIZES = [2 ** k for k in range(14, 23)]       # where the flag-word sum's blocks are varied
@@ -107,6 +108,7 @@ def main():
     saved = Saved(out_dir)
     with open(os.path.join(out_dir, "clusters.md"), "w") as f:
         f.write(render(saved, True))
+    write_page(saved, out_dir, os.path.relpath(out_dir, ROOT))
     print(render(saved, False))
     wrong = saved.wrong()
     if wrong:

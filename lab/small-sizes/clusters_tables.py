@@ -3,6 +3,11 @@
     Saved(dir)          latency.csv, clusters.csv and clusters_floor.csv of one GPU, indexed
     render(saved, md)   the pieces' table and the programs' table, as text or Markdown
     verdict(saved)      the last lines printed: does each candidate meet the targets?
+    write_page(saved, out_dir, name)   the appendix's tables (clusters_pieces.md, clusters_grid.md,
+                        clusters_meet.md, clusters_flag*.md) and numbers (clusters_summary.csv)
+
+    python3 lab/small-sizes/clusters_tables.py [--results results]
+                        writes the appendix's files for every results/<gpu>/ with a clusters.csv
 
 The targets, at every power of two in their range, for a program as it
 chooses its launch: its median time at most 1.35x the read-only kernel's
@@ -10,7 +15,10 @@ chooses its launch: its median time at most 1.35x the read-only kernel's
 """
 import os
 
-from lib import md_table, power_label, read_csv   # bench/lib.py: clusters.py puts bench/ on the path
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))  # bench/lib.py
+from lib import ROOT, md_table, pipe_table, power_label, ratio_text, read_csv, size_md, time_text, write_csv  # noqa: E402
 
 SIZES = [2 ** k for k in range(10, 25)]
 PROBE_SIZES = [2 ** k for k in (14, 16, 18, 20, 22)]
@@ -167,3 +175,160 @@ def render(saved, markdown):
                         f"C = under {TARGET_CUB[2]}× CUB's speed ({power_label(TARGET_CUB[0])}..{power_label(TARGET_CUB[1])})",
                         summary(saved, markdown)])
     return (text.replace("^", "\\^") if markdown else text) + "\n"   # 2^14 as it is, not a superscript
+
+
+# ---- the appendix's tables and numbers (docs/appendix_clusters.md includes them) ----
+# Each table: its file in results/<gpu>/, the labels (rows), the sizes (columns), the metric.
+PAGE_TABLES = [
+    ("clusters_grid.md", [f"clusters --cluster {k}" for k in (1, 2, 4, 8, 16)], [2 ** 24], "grid"),
+    ("clusters_meet.md", ["clusters", "clusters --cluster 16", "clusters_wait", "clusters_pdl", "07_cooperative", "cub"],
+     [2 ** k for k in (12, 14, 16, 18, 20, 22, 24)], "median"),
+    ("clusters_flag.md", ["flag_sum", "07_cooperative", "cub", "torch.sum", "cupy.sum"],
+     [2 ** k for k in (10, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24)], "median"),
+    ("clusters_flag_floor.md", ["flag_sum", "07_cooperative", "cub", "torch.sum", "cupy.sum"],
+     [2 ** k for k in range(14, 23)], "over_floor"),
+    ("clusters_flag_blocks.md", ["flag_sum --block 256", "flag_sum --block 512", "flag_sum --block 1024", "flag_sum"],
+     [2 ** k for k in (14, 16, 18, 20, 22)], "median"),
+]
+PIECES_N = 2 ** 14
+PREDICTIONS = "lab/small-sizes/latency_predictions.csv"
+SPEEDUPS = [("clusters_async", "clusters")]           # the speedup= numbers the appendix quotes
+METRICS = {"median": "Median time", "over_floor": "Time over the floor's (the read-only kernel's)",
+           "vs_cub": "CUB's time over the program's (above 1: faster than CUB)", "grid": "Blocks launched"}
+
+
+class Page:
+    """One GPU's values as the appendix shows them (µs, ratios, sizes as 2^14^)."""
+
+    def __init__(self, saved, name):
+        self.s, self.name, self.device = saved, name, saved.device.removeprefix("NVIDIA ")
+        path = os.path.join(name, "clusters_floor.csv")
+        self.empty = next((float(r["median_us"]) for r in (read_csv(path) if os.path.exists(path) else [])
+                           if r["kind"] == "empty"), None)
+        self.predicted = read_csv(os.path.join(ROOT, PREDICTIONS))
+
+    def probe(self, name, n, block=None, cluster="any"):
+        block = block or ("any" if name.startswith("c_") or name == "empty" else "512")
+        got = [r for r in self.s.probes if r["probe"] == name and int(r["n"]) == n and r["check"] in ("ok", "-")
+               and block in ("any", r["block"]) and cluster in ("any", r["cluster"])]
+        return min(got, key=lambda r: float(r["median_us"])) if got else None
+
+    def delta(self, name, base, n, block=None, base_block=None):
+        r, b = self.probe(name, n, block), self.probe(base, n, base_block)
+        if not (r and b):
+            return None
+        d = float(r["median_us"]) - float(b["median_us"])
+        return ("+" if d >= 0 else "−") + time_text(abs(d))
+
+    def judged(self, label, n):
+        over, speed, mark = judged(self.s, label, n)
+        return over, speed, mark if mark != "ok" else ""
+
+    def value(self, label, n, metric):
+        r = self.s.by.get((label, n))
+        if not r:
+            return None
+        if metric == "grid":
+            return r["grid"]
+        if r["status"] != "OK":
+            return "WRONG"
+        over, speed, _ = self.judged(label, n)
+        x = {"median": float(r["median_us"]), "over_floor": over, "vs_cub": speed}[metric]
+        return None if x is None else time_text(x) if metric == "median" else ratio_text(x)
+
+    def budget(self, n):
+        floor, cub = self.s.floor.get(n), self.s.time("cub", n)
+        if floor is None:
+            return None
+        most = TARGET_FLOOR[2] * floor
+        if cub and n <= TARGET_CUB[1]:
+            most = min(most, cub / TARGET_CUB[2])
+        return time_text(most - floor)
+
+    def over_sizes(self, label):
+        """worst_floor, worst_cub and the verdict in words over the targets' sizes (None: not measured)."""
+        worst_f, worst_c, misses, seen = None, None, [], 0
+        n = TARGET_FLOOR[0]
+        while n <= TARGET_FLOOR[1]:
+            over, speed, miss = self.judged(label, n)
+            seen += 1 if over or speed else 0
+            worst_f = max(worst_f or 0, over) if over else worst_f
+            worst_c = min(worst_c or 1e9, speed) if speed and n <= TARGET_CUB[1] else worst_c
+            why = ([] if over else ["not measured"]) + ([ratio_text(over) + " the floor's time"] if "F" in miss else []) \
+                + ([ratio_text(speed) + " CUB's speed"] if "C" in miss else [])
+            if why:
+                misses.append(f"{size_md(n)} ({', '.join(why)})")
+            n *= 2
+        if not seen:
+            return None
+        verdict = ("missed at " + ", ".join(misses) if misses else
+                   f"both targets met at every size from {size_md(TARGET_FLOOR[0])} to {size_md(TARGET_FLOOR[1])}")
+        return worst_f and ratio_text(worst_f), worst_c and ratio_text(worst_c), verdict
+
+    def table(self, labels, sizes, metric):
+        body = [[f"`{l}`"] + [self.value(l, n, metric) or "–" for n in sizes] for l in labels]
+        if metric == "median":
+            body.append(["*floor: read-only kernel*"] +
+                        [time_text(self.s.floor[n]) if n in self.s.floor else "–" for n in sizes])
+        return pipe_table(["program"] + [size_md(n) for n in sizes], [":--"] + ["--:"] * len(sizes), body,
+                          f"Table: {METRICS[metric]}, input not in L2, on {self.device} (`{self.name}/clusters.csv`).")
+
+    def pieces(self, n=PIECES_N):
+        body = []
+        for p in self.predicted:
+            shape = self.probe(p["probe"], n, p["block"])
+            rng = f"{float(p['lo']):+.1f} to {float(p['hi']):+.1f} µs".replace("-", "−")
+            body.append([f"`{p['probe']}`", p["adds"], f"`{p['base']}`", rng,
+                         self.delta(p["probe"], p["base"], n, p["block"], p["base_block"]) or "–",
+                         (shape["cluster"] + " × " if shape["cluster"] != "1" else "") + shape["block"] if shape else "–"])
+        return pipe_table(["probe", "what it adds", "over", "predicted", "measured", "blocks"],
+                          [":--", ":--", ":--", "--:", "--:", "--:"], body,
+                          f"Table: The pieces of a one-launch sum at n = {size_md(n)} on {self.device}: each probe's "
+                          f"median time minus the one before it (`{self.name}/latency.csv`), and what we predicted "
+                          f"before measuring (`{PREDICTIONS}`). Blocks: threads per block (and blocks per cluster) "
+                          "of the probe's row.")
+
+    def summary(self):
+        """clusters_summary.csv's rows: what=, label=, n=, than= and the text the appendix shows."""
+        out = [("empty", "", "", "", time_text(self.empty))] if self.empty is not None else []
+        for n in sorted(self.s.floor):
+            out.append(("floor", "", power_label(n), "", time_text(self.s.floor[n])))
+            if self.budget(n):
+                out.append(("budget", "", power_label(n), "", self.budget(n)))
+        for label in self.s.labels:
+            for what, x in zip(("worst_floor", "worst_cub", "verdict"), self.over_sizes(label) or ()):
+                if x:
+                    out.append((what, label, "", "", x))
+            for n in sorted(n for l, n in self.s.by if l == label):
+                for metric in ("median", "over_floor", "vs_cub"):
+                    if self.value(label, n, metric):
+                        out.append((metric, label, power_label(n), "", self.value(label, n, metric)))
+                for a, b in SPEEDUPS:
+                    if a == label and self.s.time(a, n) and self.s.time(b, n):
+                        out.append(("speedup", a, power_label(n), b, ratio_text(self.s.time(b, n) / self.s.time(a, n))))
+        pairs = [(p["probe"], p["base"]) for p in self.predicted] + [("flag_word", "block")]
+        for n in sorted({int(r["n"]) for r in self.s.probes}):
+            for a, b in pairs:
+                if self.delta(a, b, n):
+                    out.append(("delta", a, power_label(n), b, self.delta(a, b, n)))
+        return [dict(zip(("what", "label", "n", "than", "text"), r)) for r in out]
+
+
+def write_page(saved, out_dir, name):
+    """The appendix's files in out_dir: clusters_pieces.md, the tables of PAGE_TABLES, clusters_summary.csv."""
+    page = Page(saved, name)
+    files = [("clusters_pieces.md", page.pieces())] if saved.probes else []
+    files += [(f, page.table(labels, sizes, metric)) for f, labels, sizes, metric in PAGE_TABLES]
+    for f, text in files:
+        with open(os.path.join(out_dir, f), "w") as out:
+            out.write(text)
+    write_csv(os.path.join(out_dir, "clusters_summary.csv"), page.summary(), ["what", "label", "n", "than", "text"])
+
+
+if __name__ == "__main__":
+    import argparse
+    import glob
+    ap = argparse.ArgumentParser(description="the appendix's tables and numbers, from every RESULTS/<gpu>/clusters.csv")
+    ap.add_argument("--results", default="results", help="the folder of the results/<gpu>/ folders (results)")
+    for d in sorted(os.path.dirname(f) for f in glob.glob(os.path.join(ap.parse_args().results, "*", "clusters.csv"))):
+        write_page(Saved(d), d, d)
