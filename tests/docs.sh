@@ -128,6 +128,24 @@ check docs/self-test/terms python3 tests/terms.py --self-test docs $READING_ORDE
 # course/: fresh against its sources, and every link in it leads somewhere.
 COURSE_INPUTS=$($MAKE -s print-course-inputs)
 check docs/course-fresh python3 tests/course_check.py check course $COURSE_INPUTS
+# Every number a page asks of the committed results is there: a where= or col=
+# that matches nothing (a misspelt label) prints "(not measured yet)", which no
+# committed page may hold; and a planted miss is caught.
+if grep -n "(not measured yet)" course/*.md lab/exact-tail/rounds.md >"$LOGS/unmeasured.txt"; then
+    fail docs/all-measured "$(head -3 "$LOGS/unmeasured.txt" | tr '\n' ' ')"
+else
+    pass docs/all-measured
+fi
+if command -v "$PANDOC" >/dev/null 2>&1; then
+    printf -- '---\ntitle: x\n---\n\nA []{.m file="compare.csv" where="step=no_such_step" col="median_us"}.\n' >"$tmp/miss.md"
+    if "$PANDOC" --from markdown --to gfm --lua-filter docs/filters/course.lua --metadata results-root=results \
+           --metadata results-dirs="$(ls -d results/*/ | head -1)" --metadata docs-dir=docs "$tmp/miss.md" 2>&1 |
+           grep -q "(not measured yet)"; then
+        pass docs/self-test/all-measured
+    else
+        fail docs/self-test/all-measured "a span naming no row did not print (not measured yet)"
+    fi
+fi
 check docs/course-links $CHECK mdlinks course
 check docs/course-notation $CHECK notation course
 check docs/lab-links $CHECK mdlinks lab/exact-tail/rounds.md
