@@ -57,6 +57,9 @@ endef
 sed_mutant = $(eval $(call SED_MUTANT,$(1),$(2),$(3)))
 sed_names  = $(patsubst tests/mutants/$(1)/%.sed,%,$(wildcard tests/mutants/$(1)/*.sed))
 $(call sed_mutant,$(TB)/mutant/exact_round.c,tests/mutants/exact_round_truncate.sed,common/inputs/exact_round.c)
+# tests/mutants/steps/NAME.sed over step 03 (tests/gpu/mutants.sh runs them, float and exact).
+$(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).cu,tests/mutants/steps/$(m).sed,$(wildcard steps/03_*.cu))\
+  $(call prog2,$(BUILD)/mutants/$(m),$(BUILD)/mutants/src/$(m).cu,,-Isteps,,,,mutants))
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
   $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
 $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact_gpu/$(m).cu,tests/mutants/exact_gpu/$(m).sed,steps/10_exact.cu)\
