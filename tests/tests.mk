@@ -57,8 +57,11 @@ endef
 sed_mutant = $(eval $(call SED_MUTANT,$(1),$(2),$(3)))
 sed_names  = $(patsubst tests/mutants/$(1)/%.sed,%,$(wildcard tests/mutants/$(1)/*.sed))
 $(call sed_mutant,$(TB)/mutant/exact_round.c,tests/mutants/exact_round_truncate.sed,common/inputs/exact_round.c)
-# tests/mutants/steps/NAME.sed over step 03 (tests/gpu/mutants.sh runs them, float and exact).
-$(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).cu,tests/mutants/steps/$(m).sed,$(wildcard steps/03_*.cu))\
+# tests/mutants/steps/NAME.sed over the step from_NAME names (tests/gpu/mutants.sh, fixed-order.sh).
+from_drop_last    := $(wildcard steps/03_*.cu)
+from_double_block := $(wildcard steps/03_*.cu)
+from_grid_order   := $(wildcard steps/08_*.cu)
+$(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).cu,tests/mutants/steps/$(m).sed,$(from_$(m)))\
   $(call prog2,$(BUILD)/mutants/$(m),$(BUILD)/mutants/src/$(m).cu,,-Isteps,,,,mutants))
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
   $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
