@@ -6,6 +6,7 @@ Step 10 on several GPUs is answers/10_multi_gpu.cu (build/answers/10_multi_gpu).
     python3 bench/compare_multi.py                # G = 1 .. every GPU here: results/<gpu>-x<G>/
     python3 bench/compare_multi.py --gpus 1       # the one-GPU baseline: results/<gpu>-x1/
     python3 bench/compare_multi.py --large 3*2^33 # also one sum larger than one GPU holds
+    python3 bench/compare_multi.py --only wait    # only these kinds, beside the last run's other rows
     python3 bench/compare_multi.py --from DIR     # the tables and the plot from DIR/multi.csv
 
 For each step (09: step 08's bits on G GPUs; 10: the exact sum on G GPUs)
@@ -15,6 +16,8 @@ and G = 1 up to the GPUs asked for, in one run:
     combine   --combine-only at the same sizes: the collective and the final
               sum alone, per call
     sweep     n = 2^16 .. 2^28, to find below which n one GPU beats G
+    wait      the sweep's sizes with --wait-each: a loop that waits for every
+              sum, timed by the host (one process only)
     large     (with --large N) n = N on every GPU asked for: a sum larger
               than one GPU holds, with the wall time of a --check-only run
               (drawing the input on the CPU, its exact sum, one checked run)
@@ -77,32 +80,40 @@ def run(cmd, step, kind, form, rows, extra=None):
     return got
 
 
-def measure(max_gpus, steps, large, large_only):
+KINDS = ["weak", "combine", "sweep", "wait", "large"]     # weak's run also gives strong
+
+
+def measure(max_gpus, steps, large, only):
     rows = []
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
-    if not large_only:
+    if "weak" in only:
         run(["./step08", "--csv", "--n", f"{WEAK_PER_GPU},{STRONG}"], "08", "step08", "one", rows)
     mpi = mpirun()
+    sweep = ["--csv", "--reps", "100", "--n", ",".join(map(str, SWEEP))]
     for step in steps:
         prog = STEPS[step]
-        for g in range(1, 0 if large_only else max_gpus + 1):
+        for g in range(1, max_gpus + 1):
             forms = [("process", [prog, "--gpus", str(g)])]
             if mpi and g > 1:
                 forms.append(("mpirun", mpi + ["-np", str(g), prog]))
             for form, cmd in forms:
                 weak = g * WEAK_PER_GPU
                 sizes = [weak] + ([STRONG] if STRONG != weak else [])
-                for r in run(cmd + ["--csv", "--n", ",".join(map(str, sizes))], step, "weak", form, rows):
+                for r in run(cmd + ["--csv", "--n", ",".join(map(str, sizes))], step, "weak", form, rows) \
+                        if "weak" in only else []:
                     if int(r["n"]) == STRONG:
                         if weak == STRONG:
                             rows.append(dict(r, kind="strong"))
                         else:
                             r["kind"] = "strong"
-                if step == "09" or g > 1:     # step 10 on one GPU combines inside its kernel
+                if "combine" in only and (step == "09" or g > 1):   # step 10 on one GPU combines in its kernel
                     run(cmd + ["--csv", "--combine-only", "--n", ",".join(map(str, sizes))], step, "combine", form,
                         rows)
-                run(cmd + ["--csv", "--reps", "100", "--n", ",".join(map(str, SWEEP))], step, "sweep", form, rows)
-        if large:
+                if "sweep" in only:
+                    run(cmd + sweep, step, "sweep", form, rows)
+                if "wait" in only and form == "process":
+                    run(cmd + sweep + ["--wait-each"], step, "wait", form, rows)
+        if large and "large" in only:
             cmd = [prog, "--gpus", str(max_gpus), "--csv", "--n", str(large)]
             check = run(cmd + ["--check-only"], step, "large-check", "process", rows)
             run(cmd + ["--reps", "10"], step, "large", "process", rows,
@@ -111,7 +122,7 @@ def measure(max_gpus, steps, large, large_only):
         sys.exit("compare-multi: nothing ran (is there a GPU, and are step09 and build/answers/10_multi_gpu built?)")
     out = os.path.join(ROOT, "results", f"{slug(rows[0]['device'])}-x{max_gpus}")
     os.makedirs(out, exist_ok=True)
-    if large_only and os.path.exists(os.path.join(out, "multi.csv")):   # the last full run's other rows
+    if set(only) != set(KINDS) and os.path.exists(os.path.join(out, "multi.csv")):   # the last run's other rows
         done = {(r["program"], r["kind"]) for r in rows}
         rows = [r for r in load(out)[0] if (r["program"], r["kind"]) not in done] + rows
     fields = list(dict.fromkeys(list(rows[0].keys()) + ["program", "kind", "form", "wall_s", "check_wall_s"]))
@@ -183,14 +194,14 @@ def combine_table(by, step, gmax, forms):
     return lines + [""]
 
 
-def crossovers(by, step, gmax, forms):
+def crossovers(by, step, gmax, forms, kind="sweep"):
     """{(G, form): the smallest n of the sweep from which G GPUs beat one, or None}."""
     out = {}
     for g in range(2, gmax + 1):
         for f in forms:
             out[(g, f)] = None
             for n in SWEEP:
-                r, one = by.get((step, "sweep", f, g, n)), by.get((step, "sweep", "process", 1, n))
+                r, one = by.get((step, kind, f, g, n)), by.get((step, kind, "process", 1, n))
                 if r and one and us(r) < us(one):
                     out[(g, f)] = n
                     break
@@ -215,6 +226,32 @@ def sweep_table(by, step, gmax, forms):
                      (f"faster than one from n = {power_label(n)} on (median times, µs)." if n
                       else "not faster than one GPU at any n of the sweep."))
     return lines + [""]
+
+
+def wait_table(by, gmax):
+    """--wait-each's sweep: a loop that waits for every sum, steps 09 and 10
+    side by side, and from which n G GPUs beat one there and when queued."""
+    cols = [(s, g) for s in ("09", "10") for g in range(1, gmax + 1) if by.get((s, "wait", "process", g, SWEEP[0]))]
+    if not cols:
+        return []
+    lines = ["## A loop that waits for every sum", "",
+             "| n | " + " | ".join(f"step {s}, {g} GPU{'s' if g > 1 else ''}" for s, g in cols) + " |",
+             "|--:|" + "--:|" * len(cols)]
+    for n in SWEEP:
+        cells = [by.get((s, "wait", "process", g, n)) for s, g in cols]
+        lines.append(f"| {power_label(n)} | " + " | ".join(fmt_us(us(r)) if r else "–" for r in cells) + " |")
+    lines.append("")
+    for s in sorted({s for s, _ in cols}):
+        waited, queued = crossovers(by, s, gmax, ["process"], "wait"), crossovers(by, s, gmax, ["process"])
+        for g in range(2, gmax + 1):
+            if (g, "process") not in waited or not by.get((s, "wait", "process", g, SWEEP[0])):
+                continue
+            w, q = waited[(g, "process")], queued.get((g, "process"))
+            lines.append(f"- Step {s}, {g} GPUs: faster than one from n = "
+                         f"{power_label(w) if w else 'none of the sweep'} when each sum is waited for; "
+                         f"{power_label(q) if q else 'none of the sweep'} when queued.")
+    return lines + ["", "Median µs per sum by the host's clock, from the call to the end of the wait "
+                        "(`--wait-each`, cold L2, 100 runs; one process driving the GPUs).", ""]
 
 
 def brief_table(by, step, gmax):
@@ -316,6 +353,7 @@ def tables(out_dir):
         lines += brief_table(by, step, gmax)
     lines += large_table(rows)
     lines += pieces_table(out_dir)
+    lines += wait_table(by, gmax)
     for step in steps:
         forms = [f for f in ("process", "mpirun") if any(r["form"] == f and r["program"] == step for r in rows)]
         lines += [f"## {STEP_NAME[step]}", ""]
@@ -369,6 +407,8 @@ def main():
     ap.add_argument("--large", type=parse_n, help="also one sum of N elements on every GPU asked for")
     ap.add_argument("--large-only", action="store_true",
                     help="with --large: only that run, put beside the rows of the last full run")
+    ap.add_argument("--only", help=f"only these kinds ({','.join(KINDS)}), put beside the rows of the "
+                                   "last run")
     ap.add_argument("--from", dest="from_dir", help="only the tables and the plot, from DIR/multi.csv")
     a = ap.parse_args()
     if a.from_dir:
@@ -384,7 +424,13 @@ def main():
             ap.error(f"--steps: {','.join(bad)}: choose from {','.join(STEPS)}")
         if a.large_only and not a.large:
             ap.error("--large-only needs --large N")
-        out = measure(min(a.gpus or have, have), steps, a.large, a.large_only)
+        only = ["large"] if a.large_only else a.only.split(",") if a.only else KINDS
+        bad = [k for k in only if k not in KINDS]
+        if bad:
+            ap.error(f"--only: {','.join(bad)}: choose from {','.join(KINDS)}")
+        if "large" in only and not a.large and a.only:
+            ap.error("--only large needs --large N")
+        out = measure(min(a.gpus or have, have), steps, a.large, only)
     print(tables(out))
     print(plot(out))
 

@@ -192,7 +192,7 @@ static int parse_list(const char *s, int is_size, void *values, int *count,
  * value, or none, and sets its field of options_t; every mistake is one line
  * that names the option. */
 typedef enum { OPT_N, OPT_SEED, OPT_INPUT, OPT_FILE, OPT_REPS, OPT_BLOCK, OPT_GRID, OPT_CSV,
-               OPT_CHECK, OPT_WARM, OPT_HELP, OPT_H, N_OPTIONS } opt_id_t;
+               OPT_CHECK, OPT_WARM, OPT_WAIT, OPT_HELP, OPT_H, N_OPTIONS } opt_id_t;
 
 /* In opt_id_t's order, described as extra options are (print_help has their
  * help); a value means the option takes one. */
@@ -201,7 +201,7 @@ static const extra_option_t options[N_OPTIONS] = {
     { "--input-file", "PATH", NULL, NULL }, { "--reps", "R", NULL, NULL },
     { "--block", "T", NULL, NULL }, { "--grid", "G", NULL, NULL }, { "--csv", NULL, NULL, NULL },
     { "--check-only", NULL, NULL, NULL }, { "--warm", NULL, NULL, NULL },
-    { "--help", NULL, NULL, NULL }, { "-h", NULL, NULL, NULL },
+    { "--wait-each", NULL, NULL, NULL }, { "--help", NULL, NULL, NULL }, { "-h", NULL, NULL, NULL },
 };
 #define MAX_EXTRA 8
 
@@ -272,6 +272,7 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
     case OPT_CSV: opt->csv = 1; return 0;
     case OPT_CHECK: opt->check_only = 1; return 0;
     case OPT_WARM: opt->warm = 1; return 0;
+    case OPT_WAIT: opt->wait_each = 1; return 0;
     case OPT_HELP: case OPT_H: opt->help = 1; return 0;
     default: return option(k)->set(value, why, len);
     }
@@ -310,8 +311,9 @@ int parse_args(int argc, char **argv, const program_t *prog, options_t *opt,
     int seen[N_OPTIONS + MAX_EXTRA] = { 0 };
     for (int i = 1; i < argc; i++)
         if (parse_one(argc, argv, &i, prog, opt, seen, err, errlen)) return EXIT_USAGE;
-    if (opt->check_only && opt->reps) {
-        fail(err, errlen, "--reps and --check-only do not go together (--check-only runs once, untimed)");
+    if (opt->check_only && (opt->reps || opt->wait_each)) {
+        fail(err, errlen, "%s and --check-only do not go together (--check-only runs once, untimed)",
+             opt->reps ? "--reps" : "--wait-each");
         return EXIT_USAGE;
     }
     for (int k = OPT_N; opt->input_file && k <= OPT_INPUT; k++)
@@ -367,6 +369,9 @@ void print_help(FILE *f, const char *prog, const program_t *p)
         "  --check-only       run once and check; no timing\n"
         "  --warm             time with the input left in L2 between runs (default:\n"
         "                     each run reads a copy that is no longer in L2)\n"
+        "  --wait-each        time a loop that waits for every sum: each run queued alone\n"
+        "                     and waited for, its time the host's (default: runs queued\n"
+        "                     back to back, timed on the GPU)\n"
         "  --csv              print CSV (a header line, then one row per run)\n"
         "  --help, -h         this text\n"
         "\n"

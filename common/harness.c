@@ -136,7 +136,7 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     result_t res = { .step = step->name, .technique = step->technique, .device = dev->name,
                      .input = src->file ? src->file->path : dist_info[src->dist].name,
                      .n = n, .seed = src->seed, .block = p.L.block, .grid = p.L.grid, .reps = t.reps,
-                     .runs = t.runs, .warm = opt->warm, .median_us = t.median_us,
+                     .runs = t.runs, .warm = opt->warm, .waited = opt->wait_each, .median_us = t.median_us,
                      .min_us = t.min_us, .peak_gbps = dev->peak_gbps };
     check_results(&p, t.runs, &ref, &res);
     print_result(opt, &res);

@@ -84,6 +84,7 @@ typedef struct {
     int csv;
     int check_only;
     int warm;          /* let the input stay in L2 between timed runs */
+    int wait_each;     /* time each run alone, waited for, by the host's clock */
     int help;
     dist_t input;      /* --input: the distribution the array is drawn from */
     const char *input_file;   /* --input-file: the user's array instead, or NULL */
@@ -146,6 +147,7 @@ typedef struct {
     int reps;                 /* timed runs; 0 for --check-only */
     int runs;                 /* all checked runs: the first, the warm-up, the timed */
     int warm;                 /* timed with the input left in L2 (--warm) */
+    int waited;               /* each timed run waited for (--wait-each) */
     int read_nothing;         /* the timed runs read no element (step 09 --combine-only) */
     double median_us, min_us; /* valid when reps > 0 */
     double peak_gbps;         /* nominal, from the device attributes */

@@ -54,13 +54,14 @@ static void determinism_text(char *buf, size_t len, const result_t *r)
 
 void format_report(char *buf, size_t len, const result_t *r)
 {
-    char bytes[32], timing[96], bandwidth[64], sum[160], det[128], med[32], min[32], gpus[32] = "";
+    char bytes[32], timing[128], bandwidth[64], sum[160], det[128], med[32], min[32], gpus[32] = "";
     human_bytes(bytes, sizeof bytes, (double)r->n * sizeof(elem_t));
     if (r->gpus) snprintf(gpus, sizeof gpus, " on %d GPU%s", r->gpus, r->gpus == 1 ? "" : "s");
     if (r->reps > 0) {
         human_time(med, sizeof med, r->median_us);
         human_time(min, sizeof min, r->min_us);
-        snprintf(timing, sizeof timing, "median %s, min %s%s", med, min, r->warm ? " (warm L2)" : "");
+        snprintf(timing, sizeof timing, "median %s, min %s%s%s", med, min, r->warm ? " (warm L2)" : "",
+                 r->waited ? " (each run waited for)" : "");
         double gbps = result_gbps(r);
         if (r->read_nothing)
             snprintf(bandwidth, sizeof bandwidth, "the combine alone: no element read");

@@ -109,6 +109,22 @@ void timed_runs(const work_t *w, int reps, double *us)
     }
 }
 
+/* --wait-each: a loop that waits for every sum, as a program that needs each
+ * result before its next call does. Each timed run is queued alone and waited
+ * for; its time is the host's, from the call to the end of the wait, so it
+ * holds the host's queueing (NCCL's group call included) and the GPUs' work. */
+static void waited_runs(const work_t *w, int reps, double *us)
+{
+    for (int r = 0; r < reps; r++) {
+        if (w->prepare) w->prepare(w->ctx, 2 + r);
+        wait_all(w, "before a timed run");
+        double t0 = host_seconds();
+        w->run(w->ctx, 2 + r, (r + 1) % w->copies);
+        wait_all(w, "during the timed runs");
+        us[r] = 1e6 * (host_seconds() - t0);
+    }
+}
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -138,7 +154,8 @@ void measure(const work_t *w, const options_t *opt, timing_t *t)
         reps = last_s > SLOW_RUN_S ? (int)fmax(3, fmin(DEFAULT_REPS, 2.0 / last_s)) : DEFAULT_REPS;
     double *us = (double *)calloc((size_t)reps, sizeof *us);
     if (!us) device_fail("out of host memory for the timings");
-    timed_runs(w, reps, us);
+    if (opt->wait_each) waited_runs(w, reps, us);
+    else timed_runs(w, reps, us);
     if (w->agree) w->agree(w->ctx, us, reps);     /* a run lasts as long as its slowest rank */
     qsort(us, (size_t)reps, sizeof *us, compare_double);
     t->min_us = us[0];

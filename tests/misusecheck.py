@@ -36,7 +36,7 @@ VALUE_OPTIONS = {
     "--block": 1024,
     "--grid": 2**31 - 1,
 }
-FLAGS = ["--csv", "--check-only", "--warm", "--help"]
+FLAGS = ["--csv", "--check-only", "--warm", "--wait-each", "--help"]
 # Options whose value is a name or a path: the kinds of misuse each must have a row for.
 NAMED = {
     "--input": ["empty", "missing", "unknown name", "twice"],

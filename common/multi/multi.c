@@ -254,7 +254,7 @@ static int multi_one(const multi_step_t *step, const options_t *opt, const team_
     result_t res = { .step = step->name, .technique = step->technique, .device = dev[0].name,
                      .input = src->file ? src->file->path : dist_info[src->dist].name,
                      .n = n, .seed = src->seed, .block = c.R[0].L.block, .grid = c.R[0].L.grid,
-                     .gpus = team->ranks, .reps = t.reps, .runs = t.runs, .warm = opt->warm,
+                     .gpus = team->ranks, .reps = t.reps, .runs = t.runs, .warm = opt->warm, .waited = opt->wait_each,
                      .read_nothing = g_combine_only, .median_us = t.median_us, .min_us = t.min_us,
                      .peak_gbps = dev[0].peak_gbps * team->ranks };
     check_ranks(&c, t.runs, &ref, &res);

@@ -400,8 +400,8 @@ static void print_line(const options_t *opt, const line_t *l)
     }
     char timing[96] = "not timed", bw[64] = "-", worst[96], det[200], runs[64];
     if (l->t.reps) {
-        snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s", l->t.median_us, l->t.min_us,
-                 opt->warm ? " (warm L2)" : "");
+        snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s%s", l->t.median_us, l->t.min_us,
+                 opt->warm ? " (warm L2)" : "", opt->wait_each ? " (each run waited for)" : "");
         snprintf(bw, sizeof bw, "%.0f GB/s, %.1f%% of peak", gbps, pct);
     }
 #ifdef REDUCE_EXACT
