@@ -196,8 +196,9 @@ static int all_done(const team_t *t, const cudaStream_t *stream, int count, cons
 void team_wait(const team_t *t, const cudaStream_t *stream, int count, const char *when)
 {
     double start = seconds();
-    struct timespec pause = { 0, 10000 };    /* 10 us, doubling to 1 ms: short waits */
-    while (!all_done(t, stream, count, when)) {   /* answered fast, long ones cheaply */
+    struct timespec pause = { 0, 10000 };    /* after 1 ms of polling, 10 us doubling to 1 ms: */
+    while (!all_done(t, stream, count, when)) {   /* short waits answered at once, long ones cheaply */
+        if (seconds() - start < 1e-3) continue;
         if (seconds() - start > WATCHDOG_S) {
             fprintf(stderr, "%s: no progress in %d s %s: another rank has stopped, or a GPU hangs\n",
                     g_step, WATCHDOG_S, when);
