@@ -24,6 +24,7 @@ comma     := ,
 
 # ---- GPU architectures: each GPU's here ("9.0" -> 90), or ARCH, or else a cubin per family
 # the toolkit knows and PTX for newer GPUs. ARCH=compute_75 builds PTX alone (the quickest).
+## ARCH=sm_90 ## build: build for one GPU architecture only (default: this machine's GPU, or, with none, every architecture the toolkit knows)
 ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u)
 PTX_ONLY  := $(patsubst compute_%,%,$(filter compute_%,$(ARCH)))
 ARCH_NUMS := $(patsubst sm_%,%,$(filter-out compute_%,$(ARCH)))
@@ -127,8 +128,9 @@ $(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,float exact,$(
   $(filter exact,$(k)),$(BUILD)/exact/)step$(n),$(f),$(k),$(call part_flags,$(n)),$(call part_objs,$(n),$(k)),$(call \
   part_link,$(n)),$(call part_headers,$(n))))))
 .DEFAULT_GOAL := all
-all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)
-exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))
+## make stepNN ## build: one step, e.g. make step03 && ./step03
+all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
+exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))  ## build: the uint32 builds, in build/exact/
 ifeq ($(HAVE_MULTI),)
 $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
 	@echo "$(STEP09_MSG)" >&2; exit 1
@@ -151,6 +153,7 @@ include docs/docs.mk answers/answers.mk tests/tests.mk lab/claims/claims.mk lab/
 has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinism.h),$(1))
 CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
+## make bench ## build: the CUB baselines and the bandwidth ceiling, in build/bench/
 $(foreach p,cub_sum ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
 $(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
 ifneq ($(CCCL_INCLUDE),)
@@ -163,28 +166,28 @@ endif
 
 # ---- measurements, into results/<gpu>/ (ONLY=... measures those alone, the others' rows kept)
 MAX_N ?= 2^28
-compare: all bench
+compare: all bench  ## measure: every step and CUB side by side on this GPU (results/<gpu>/)
 	python3 bench/compare.py --max-n '$(MAX_N)' $(if $(ONLY),--only '$(ONLY)')
 	$(if $(ONLY),,python3 bench/compare_rows.py)
-compare-rows: $(ROWS_STEPS) bench
+compare-rows: $(ROWS_STEPS) bench  ## measure: step 11 beside CUB's segmented sums, torch and cupy, a sum for every row of 2^28 floats at every row length (results/<gpu>/rows.*)
 	python3 bench/compare_rows.py $(if $(ONLY),--only '$(ONLY)')
-accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front
+accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front  ## measure: every program's error against the exact sum on every input, n = 2^10 to 2^24 (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv, accuracy-INPUT.svg)
 	python3 bench/accuracy.py
-inputs-cost: all bench
+inputs-cost: all bench  ## measure: steps 07, 08 and 10 and CUB's two sums timed on every input at 2^24 and 2^28 (results/<gpu>/inputs_cost.csv)
 	python3 bench/inputs_cost.py
-bits: step08
+bits: step08  ## measure: step 08's result bits on this GPU (results/<gpu>/bits08.csv)
 	python3 bench/bits.py
-compare-multi: step08 step09 $(BUILD)/answers/10_multi_gpu
+compare-multi: step08 step09 $(BUILD)/answers/10_multi_gpu  ## measure: steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/); MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger than one GPU holds
 	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS)) $(if $(LARGE),--large '$(LARGE)') \
 	    $(if $(LARGE_ONLY),--large-only)
 $(BUILD)/lab/collectives: lab/multi-gpu/collectives.cu $(BUILD)/gencode
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -I$(NCCL_INC) -o $@ $< -L$(NCCL_LIBDIR) -lnccl
-lab-collectives: $(BUILD)/lab/collectives
-plots:
+lab-collectives: $(BUILD)/lab/collectives  ## lab: each piece of a small run on several GPUs timed alone (lab/multi-gpu/)
+plots:  ## measure: redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
-readme-table: step03
+readme-table: step03  ## measure: regenerate README.md's step table from results/
 	python3 bench/readme_table.py
 # A target that needs a tool says so in one line, and that nothing was done.
 NO_GPU_MSG = ./step$(STEP) --check-only --n 1 >/dev/null 2>&1 || { \
@@ -192,7 +195,7 @@ NO_GPU_MSG = ./step$(STEP) --check-only --n 1 >/dev/null 2>&1 || { \
 SANITIZE_N := 1,1000,2^20+3
 SANITIZE_EXTRA ?= $(ANSWERS_SANITIZE) $(CLUSTERS_DIR)/flag_sum
 ifeq ($(shell command -v compute-sanitizer 2>/dev/null),)
-sanitize:
+sanitize:  ## tests: compute-sanitizer memcheck, racecheck, synccheck, initcheck
 	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2; exit 1
 else
 sanitize: $(STEPS) $(SANITIZE_EXTRA)
@@ -207,98 +210,57 @@ ifeq ($(shell command -v ncu 2>/dev/null),)
 ncu profile:
 	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2; exit 1
 else
-ncu: step$(STEP)
+ncu: step$(STEP)  ## measure: Nsight Compute on one step (STEP=06): time, DRAM throughput, occupancy, stalls
 	@$(NO_GPU_MSG)
 	ncu --clock-control none --metrics $(subst $() ,$(comma),$(strip $(NCU_METRICS))) \
 	    ./step$(STEP) --n '$(NCU_N)' --check-only
-profile: all bench
+profile: all bench  ## measure: Nsight Compute on every step and CUB at 2^16, 2^20, 2^28 (step 11: six shapes), with SASS counts: results/<gpu>/profile.csv; ONLY=07,08
 	@$(NO_GPU_MSG)
 	python3 bench/profile.py $(if $(ONLY),--only '$(ONLY)')
 endif
-sass: step$(STEP) $(BUILD)/exact/step$(STEP)
+sass: step$(STEP) $(BUILD)/exact/step$(STEP)  ## measure: the step's machine code (STEP=04), with the instructions that matter marked
 	@bash bench/sass.sh $(STEP)
 # make print-NAME prints variable NAME (the tests read these); \n starts a line.
 steps          = $(STEP_SRCS) $(MULTI_SRCS)
 rows-steps     = $(ROWS_SRCS)
 multi-steps    = $(MULTI_SRCS)
 multi-flags    = $(if $(HAVE_MULTI),-I$(NCCL_INC) $(MPI_CFLAGS))
-gpu-targets    = $(GPU_TARGETS)
-sanitize-extra = $(SANITIZE_EXTRA)
 print-%:
 	@printf '%b' '$(strip $($*))$(if $(strip $($*)),\n)'
-clean:
+clean:  ## build: remove what the build made
 	rm -rf $(BUILD) $(ALL_STEPS)
 # Every target the README names; (GPU) marks those that need one to do anything.
-help:
-	@echo "Build"
-	@echo "  make [all]          steps $(FIRST_NUM)-$(LAST_NUM) as ./step$(FIRST_NUM) ... ./step$(LAST_NUM) (float); make -j2 (or -j\$$(nproc))"
-	@echo "                      builds side by side"
-	@echo "                      (step 09 needs NCCL and MPI; without them make says so and goes on)"
-	@echo "  make stepNN         one step, e.g. make step03 && ./step03"
-	@echo "  make exact          the uint32 builds, in $(BUILD)/exact/"
-	@echo "  make answers        the exercise answers, in $(BUILD)/answers/"
-	@echo "  make answers-rows   step 11's answers only (a softmax, bf16 rows), in $(BUILD)/answers/"
-	@echo "  make bench          the CUB baselines and the bandwidth ceiling, in $(BUILD)/bench/"
-	@echo "  make clean          remove what the build made"
-	@echo "  make help           this list"
-	@echo "  ARCH=sm_90          build for one GPU architecture only (default: this machine's GPU,"
-	@echo "                      or, with none, every architecture the toolkit knows)"
-	@echo "Tests"
-	@echo "  make test           every test this machine can run, the GPU tier's quick groups only;"
-	@echo "                      V=1 lists each test, T=unit (or build, host, docs, gpu, cli, ...) runs"
-	@echo "                      one tier or group"
-	@echo "  make test-full      the same and the slow GPU groups: sanitizers, answers, Harris's kernels,"
-	@echo "                      clusters, claims, faults, several GPUs, the largest sizes"
-	@echo "  make unit           build the host unit tests only (make test T=unit builds and runs them)"
-	@echo "  make mutants        build the broken kernels the GPU tests must catch, in $(BUILD)/mutants/"
-	@echo "  make ranks-programs build step 10 on several GPUs (answers/10_multi_gpu.cu), which the GPU"
-	@echo "                      group ranks runs beside step 09 (needs NCCL and MPI)"
-	@echo "  make sanitize       (GPU) compute-sanitizer memcheck, racecheck, synccheck, initcheck"
-	@echo "  make test-large     (GPU) every step at n = 2^31+7, 3*2^30 and 2^32+3"
-	@echo "  make stress         (GPU) every step back to back for 10 s each, checked throughout"
-	@echo "  make faults         (GPU) device faults reported clearly"
-	@echo "  make hygiene        host sanitizers, the argument fuzzer, static analysis"
-	@echo "  make exact-acc-test step 10's accumulator on the CPU against an exact oracle (no GPU)"
-	@echo "  make exact-acc-mutants  the same test on broken copies of it: each must fail"
-	@echo "Measure and look inside"
-	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
-	@echo "  make compare-rows   (GPU) step 11 beside CUB's segmented sums, torch and cupy, a sum for every"
-	@echo "                      row of 2^28 floats at every row length (results/<gpu>/rows.*)"
-	@echo "  make compare-multi  (GPU) steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
-	@echo "                      MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger"
-	@echo "                      than one GPU holds"
-	@echo "  make bits           (GPU) step 08's result bits on this GPU (results/<gpu>/bits08.csv)"
-	@echo "  make accuracy       (GPU) every program's error against the exact sum on every input,"
-	@echo "                      n = 2^10 to 2^24 (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv,"
-	@echo "                      accuracy-INPUT.svg)"
-	@echo "  make inputs-cost    (GPU) steps 07, 08, 10 and CUB's two sums timed on every input at 2^24"
-	@echo "                      and 2^28 (results/<gpu>/inputs_cost.csv)"
-	@echo "  make plots          redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)"
-	@echo "  make readme-table   regenerate README.md's step table from results/"
-	@echo "  make profile        (GPU) Nsight Compute on every step and CUB at 2^16, 2^20, 2^28 (step 11:"
-	@echo "                      six shapes), with SASS counts: results/<gpu>/profile.csv; ONLY=07,08"
-	@echo "  make ncu STEP=06    (GPU) Nsight Compute on one step: time, DRAM throughput, occupancy, stalls"
-	@echo "  make sass STEP=04   the step's machine code, with the instructions that matter marked"
-	@echo "The lab: the experiments behind the numbers, one folder each (lab/README.md)"
-	@echo "  make claims         (GPU) the claims of other texts, tested here (results/<gpu>/claims.csv,"
-	@echo "                      claims_checks.csv); make claims-programs builds their programs (lab/claims/)"
-	@echo "  make harris         (GPU) Harris's seven classic kernels beside steps 01-07, and racecheck"
-	@echo "                      on kernels 5 and 6 (results/<gpu>/harris.md; lab/harris/)"
-	@echo "  make harris-kernels the seven kernels, in $(BUILD)/harris/ (float) and $(BUILD)/exact/harris/"
-	@echo "  make clusters       (GPU) small sizes: the pieces of a small sum, the flag-word sum and the"
-	@echo "                      cluster programs beside step 07, CUB, torch.sum, cupy.sum and the floor,"
-	@echo "                      and the targets judged (results/<gpu>/clusters.md; lab/small-sizes/)"
-	@echo "  make clusters-programs  the cluster programs, the flag-word sum and the probes, in $(BUILD)/clusters/"
-	@echo "  make flag-sum       the flag-word sum alone: $(BUILD)/clusters/flag_sum (and the exact build)"
-	@echo "  make tune           the tuning variants of the one-launch sum, in $(BUILD)/tune/ (lab/tuning/)"
-	@echo "  make exact-speed    the exact reference's cost per element on the CPU (lab/exact-reference/)"
-	@echo "  make lab-collectives  each piece of a small run on several GPUs timed alone (lab/multi-gpu/)"
-	@echo "  step 10's variants and timeline: bash lab/exact-tail/exact_variants.sh (lab/exact-tail/)"
-	@echo "The course text"
-	@echo "  make docs           the HTML pages in build/docs/, and course/ (needs Pandoc)"
-	@echo "  make course         course/ only: the chapters as Markdown"
-	@echo "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
-	@echo "and make exits with status 2."
+help:  ## build: this list
+	@awk -v gpu=" $(GPU_TARGETS) " "$$HELP_AWK" $(MAKEFILE_LIST)
+# make help: every line with "## SECTION: text", on a rule (the target is its first) or
+# alone ("## NAME ## SECTION: text"), in the order of the files; (GPU) from GPU_TARGETS.
+define HELP_AWK
+function wrap(line, text,   n, w, i, done) {
+    n = split(text, w, " ")
+    for (i = 1; i <= n; i++) {
+        if (length(line) + length(w[i]) >= 100) { done = done line "\n"; line = sprintf("%20s", "") }
+        line = line " " w[i]
+    }
+    return done line "\n"
+}
+{ if (!cont) first = $$0; cont = /\\$$/ }
+match($$0, / ## (build|tests|measure|lab|text): /) {
+    sec = substr($$0, RSTART + 4, RLENGTH - 6); text = substr($$0, RSTART + RLENGTH)
+    name = substr($$0, 1, RSTART - 1)
+    if (name ~ /^## /) name = substr(name, 4); else { sub(/[ :].*/, "", first); name = "make " first }
+    if (seen[name]++) next
+    split(name, w, " "); if (index(gpu, " " w[2] " ")) text = "(GPU) " text
+    body[sec] = body[sec] wrap(sprintf("  %-18s", name), text)
+}
+END {
+    printf "Build\n%sTests\n%sMeasure and look inside\n%s", body["build"], body["tests"], body["measure"]
+    printf "The lab: the experiments behind the numbers, one folder each (lab/README.md)\n%s", body["lab"]
+    printf "The course text\n%s", body["text"]
+    print "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
+    print "and make exits with status 2."
+}
+endef
+export HELP_AWK
 
 FORCE:
 # Last resort, for a goal that no rule makes (make step12, make stpe07): one line
@@ -308,5 +270,5 @@ FORCE:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
 .PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
   sanitize step09-needs ncu profile sass clean help FORCE answers-rows ranks-programs docs docs-pages docs-clean course \
-  lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build hygiene-vars faults \
+  lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build faults \
   test-large stress claims harris clusters $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))

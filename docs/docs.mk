@@ -63,11 +63,11 @@ docs docs-pages course lab-page:
 	@printf '%s\n' "make docs: Pandoc is not installed. Install it with" "    sudo apt-get install pandoc        (Debian, Ubuntu)" \
 	    "    brew install pandoc                (macOS)" "or see https://pandoc.org/installing.html, then run make docs again." >&2; exit 1
 else
-docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html $(DOCS_ANSWER_PAGES) course
+docs: $(DOCS_OUT)/index.html $(DOCS_PAGES) $(DOCS_OUT)/course.html $(DOCS_ANSWER_PAGES) course  ## text: the HTML pages in build/docs/, and course/ (needs Pandoc)
 	@echo "The course is in $(DOCS_OUT)/index.html (one page per chapter) and $(DOCS_OUT)/course.html (one file)."
 docs-pages: $(DOCS_OUT)/index.html $(DOCS_PAGES)
 # Made whole each time, so that nothing of a removed chapter or chart stays.
-course: $(COURSE_INPUTS)
+course: $(COURSE_INPUTS)  ## text: course/ only: the chapters as Markdown
 	@rm -rf $(COURSE_DIR)/charts $(COURSE_DIR)/*.md
 	@mkdir -p $(COURSE_DIR)/charts
 	@for c in $(DOCS_CHAPTERS); do \

@@ -161,7 +161,7 @@ help=$($MAKE -s help 2>/dev/null)
 missing=
 for t in $( (grep -ohE '`make [a-z][a-z0-9-]*' README.md docs/*.md $(ls lab/*.md lab/*/*.md 2>/dev/null) | sed 's/`make //'
              sed -n 's/^build [a-z-]* \([a-z][a-z0-9-]*\)$/\1/p' tests/host/build.sh) | sort -u); do
-    case "$t" in step*) t=stepNN ;; all) t='\[all\]' ;; esac
+    case "$t" in step*) t=stepNN ;; esac
     printf '%s\n' "$help" | grep -Eq "make $t( |$)" || missing="$missing $t"
 done
 if [ -z "$missing" ]; then

@@ -82,7 +82,8 @@ int main(int argc, char **argv)
     return big == 0;
 }
 EOF
-eval "$(make -s --no-print-directory hygiene-vars)"     # SAN_FLAGS, CUDA_INC
+SAN_FLAGS=$(make -s --no-print-directory print-SAN_FLAGS)
+CUDA_INC=$(make -s --no-print-directory print-CUDA_HOME)/include
 canary_ok=1
 canary_why=
 if ! ${CC:-gcc} $SAN_FLAGS -g -o "$HYG/canary" "$HYG/canary.c" 2>"$LOGS/canary_build.log"; then

@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 marked=$($M -s help | sed -n -E 's/^  make ([a-z][a-z0-9-]*).*\(GPU\).*/\1/p' | sort -u | paste -sd' ')
-listed=$($M -s print-gpu-targets | tr ' ' '\n' | grep . | sort -u | paste -sd' ')
+listed=$($M -s print-GPU_TARGETS | tr ' ' '\n' | grep . | sort -u | paste -sd' ')
 if [ -n "$listed" ] && [ "$marked" = "$listed" ]; then
     echo "PASS targets/make help marks (GPU) the Makefile's GPU_TARGETS ($(echo $listed | wc -w) targets)"
 else

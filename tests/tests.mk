@@ -1,7 +1,8 @@
 # tests/tests.mk: what the tests build and run (make help lists the targets;
 # tests/run is the suite). Programs broken on purpose never live in steps/.
 TB := $(BUILD)/tests
-test test-full:
+test test-full:  ## tests: every test this machine can run, the GPU tier's quick groups only; V=1 lists each test, T=unit (or build, host, docs, gpu, cli, ...) runs one tier or group
+## make test-full ## tests: the same and the slow GPU groups: sanitizers, answers, Harris's kernels, clusters, claims, faults, several GPUs, the largest sizes
 	@$(if $(filter test-full,$@),FULL=1 )T="$(T)" V="$(V)" bash tests/run
 # ---- host unit tests (no GPU): compiled by the host's compiler, linked by nvcc.
 define UNIT_TEST
@@ -24,12 +25,12 @@ $(TB)/unit_inputs $(TB)/unit_inputs_san $(TB)/unit_inputs_mutant: $(INPUTS_DEPS)
 	$(CC) $(if $(findstring san,$(notdir $@)),-O1 -g $(SAN_FLAGS),$(CFLAGS)) $(CWARN) $(OPENMP) $(if $(findstring mutant,$(notdir $@)),-Icommon/inputs) \
 	    -o $@ $(INPUTS_TEST) $(if $(findstring mutant,$(notdir $@)),$(filter-out %/exact_round.c,$(INPUTS_SRCS)) $(TB)/mutant/exact_round.c,$(INPUTS_SRCS)) -lm
 $(TB)/unit_inputs_mutant: $(TB)/mutant/exact_round.c
-unit: $(TB)/unit_inputs $(TB)/unit_inputs_mutant $(TB)/unit_inputs_san
+unit: $(TB)/unit_inputs $(TB)/unit_inputs_mutant $(TB)/unit_inputs_san  ## tests: build the host unit tests only (make test T=unit builds and runs them)
 # The exact sum's cost per element beside a plain loop (lab/exact-reference/).
 $(BUILD)/lab/exact_speed: lab/exact-reference/exact_speed.c $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -o $@ $< $(filter-out %/infile.c %/npy.c,$(INPUTS_SRCS)) -lm
-exact-speed: $(BUILD)/lab/exact_speed
+exact-speed: $(BUILD)/lab/exact_speed  ## lab: the exact reference's cost per element on the CPU (lab/exact-reference/)
 # Step 10's accumulator on the CPU: float, float without FP64, uint32.
 EXACT_ACC := -std=c++20 -O2 -Wall -Wextra -Werror -Wno-unknown-pragmas -x c++ -I$(CUDA_HOME)/include \
              -I$(CUDA_HOME)/include/cccl -Isteps
@@ -38,13 +39,13 @@ $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_exact: tests/exact
     $(wildcard steps/exact_*.cuh) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CXX) $(EXACT_ACC) $(call exact_acc_flags,$(notdir $@)) -o $@ $<
-exact-acc-test: $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_exact
+exact-acc-test: $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_exact  ## tests: step 10's accumulator on the CPU against an exact oracle (no GPU)
 	$(TB)/exact_acc_float $(TB)/exact_acc_float.cases
 	python3 tests/exact_acc_oracle.py $(TB)/exact_acc_float.cases
 	$(TB)/exact_acc_no_fp64 $(TB)/exact_acc_no_fp64.cases
 	python3 tests/exact_acc_oracle.py $(TB)/exact_acc_no_fp64.cases
 	$(TB)/exact_acc_exact
-exact-acc-mutants:
+exact-acc-mutants:  ## tests: the same test on broken copies of it: each must fail
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
 # ---- mutants the GPU tests must catch: tests/mutants/NAME.cu, and sed scripts that must change a source
 $(foreach f,$(wildcard tests/mutants/*.cu),$(call prog2,$(BUILD)/mutants/$(basename $(notdir $(f))),$(f),,,,,,mutants))
@@ -91,7 +92,7 @@ $(call multi_test,$(MM)/shard_shift,$(MULTI_SRCS),float-shift)
 $(call multi_test,$(MM)/shard_shift_exact,$(MULTI_SRCS),exact-shift)
 endif
 multi-tests: # (built above where NCCL and MPI are)
-mutants: multi-tests
+mutants: multi-tests  ## tests: build the broken kernels the GPU tests must catch, in build/mutants/
 # ---- hygiene: host code under ASan and UBSan (every report a stop), the fuzzer
 SAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_XFLAGS  := $(foreach f,$(subst $(comma), -fsanitize=,$(SAN_FLAGS)),-Xcompiler $(f)) # (one flag each for nvcc)
@@ -112,19 +113,17 @@ $(HYG)/step%:
 	$(NVCC) -O1 -std=c++20 $(SAN_XFLAGS) -gencode arch=compute_75,code=compute_75 -o $@ $(filter-out %.h %.a,$^) $(filter %.a,$^) $(LDLIBS)
 HYG_STEPS ?= $(STEPS)
 hygiene-build: $(HYG)/unit_float $(HYG)/unit_exact $(HYG)/fuzz_args $(HYG_STEPS:step%=$(HYG)/step%)
-hygiene:
+hygiene:  ## tests: host sanitizers, the argument fuzzer, static analysis
 	@bash tests/hygiene.sh
-hygiene-vars:
-	@echo "SAN_FLAGS='$(SAN_FLAGS)'; CUDA_INC='$(CUDA_HOME)/include'"
 # ---- GPU only: faults reported clearly, large inputs, long runs ------------------
 $(foreach f,$(wildcard tests/faults/*.cu),$(call prog2,$(BUILD)/faults/$(basename $(notdir $(f))),$(f),,,,,,faults-build))
-faults: $(STEPS) $(EXACT) faults-build
+faults: $(STEPS) $(EXACT) faults-build  ## tests: device faults reported clearly
 	@bash tests/faults.sh
 LARGE_N ?= 2^31+7,3*2^30,2^32+3
-test-large: $(STEPS) $(EXACT)
+test-large: $(STEPS) $(EXACT)  ## tests: every step at n = 2^31+7, 3*2^30 and 2^32+3
 	@bash tests/large.sh "$(LARGE_N)"
 STRESS_SECONDS ?= 10
 STRESS_SEED    ?= 1
 STRESS_BUILDS  ?= float exact
-stress: $(STEPS) $(EXACT)
+stress: $(STEPS) $(EXACT)  ## tests: every step back to back for 10 s each, checked throughout
 	@python3 tests/stress.py --seconds $(STRESS_SECONDS) --seed $(STRESS_SEED) --builds $(STRESS_BUILDS)

@@ -19,5 +19,5 @@ $(foreach p,$(CLAIMS_NAMES),$(eval src_$(p) ?= lab/claims/$(p).cu)$(call prog,$(
 # architectures (make print-claims-builds): tests/bench.sh compiles each for one.
 claims-builds = $(patsubst \n%,%,$(subst $() \n,\n,$(foreach p,$(CLAIMS_NAMES),\n$(p) $(NVCC) $(NVCCFLAGS) \
   $(NVWARN) $(flags_$(p)) -c $(src_$(p)))))
-claims: all claims-programs $(ANSWERS_DIR)/07_stride_bug
+claims: all claims-programs $(ANSWERS_DIR)/07_stride_bug  ## lab: the claims of other texts, tested here (results/<gpu>/claims.csv, claims_checks.csv); make claims-programs builds their programs (lab/claims/)
 	python3 lab/claims/claims.py

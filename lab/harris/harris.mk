@@ -4,5 +4,6 @@
 HARRIS := 1 2 3 4 5 6 7
 $(foreach k,$(HARRIS),$(call prog,$(BUILD)/harris/harris$(k),lab/harris/harris.cu,float,-DKERNEL=$(k),,,,harris-kernels)\
   $(call prog,$(BUILD)/exact/harris/harris$(k),lab/harris/harris.cu,exact,-DKERNEL=$(k),,,,harris-kernels))
-harris: $(HARRIS:%=$(BUILD)/exact/harris/harris%) $(foreach s,01 02 03 04 05 06 07,$(BUILD)/exact/step$(s))
+## make harris-kernels ## lab: the seven kernels, in build/harris/ (float) and build/exact/harris/
+harris: $(HARRIS:%=$(BUILD)/exact/harris/harris%) $(foreach s,01 02 03 04 05 06 07,$(BUILD)/exact/step$(s))  ## lab: Harris's seven classic kernels beside steps 01-07, and racecheck on kernels 5 and 6 (results/<gpu>/harris.md; lab/harris/)
 	python3 lab/harris/harris.py

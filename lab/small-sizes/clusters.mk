@@ -20,7 +20,8 @@ $(CLUSTERS_DIR)/clusters_sm75: lab/small-sizes/clusters.cu $(CLUSTERS_HDRS) $(ca
 FLAG_SUM_HDRS := lab/small-sizes/flag_sum.cuh lab/small-sizes/thread_sum.cuh
 $(call prog,$(CLUSTERS_DIR)/flag_sum,lab/small-sizes/flag_sum.cu,float,,,,$(FLAG_SUM_HDRS),flag-sum)
 $(call prog,$(BUILD)/exact/clusters/flag_sum,lab/small-sizes/flag_sum.cu,exact,,,,$(FLAG_SUM_HDRS),flag-sum)
-clusters-programs: flag-sum
+## make flag-sum ## lab: the flag-word sum alone: build/clusters/flag_sum (and the exact build)
+clusters-programs: flag-sum  ## lab: the cluster programs, the flag-word sum and the probes, in build/clusters/
 clusters: $(addprefix $(CLUSTERS_DIR)/,clusters clusters_wait clusters_pdl clusters_async flag_sum latency) step07 \
-          $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling
+          $(BUILD)/bench/cub_sum $(BUILD)/bench/ceiling  ## lab: small sizes: the pieces of a small sum, the flag-word sum and the cluster programs beside step 07, CUB, torch.sum, cupy.sum and the floor, and the targets judged (results/<gpu>/clusters.md; lab/small-sizes/)
 	python3 lab/small-sizes/clusters.py

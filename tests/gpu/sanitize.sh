@@ -3,7 +3,7 @@
 # (see its table), so that its lines are counted there.
 #
 # compute-sanitizer over every step and every program the fragments add.
-extra=$($MAKE -s print-sanitize-extra 2>/dev/null)
+extra=$($MAKE -s print-SANITIZE_EXTRA 2>/dev/null)
 [ -n "$extra" ] && $MAKE $extra >"$LOGS/build_sanitize_extra.log" 2>&1
 bash tests/sanitize.sh "1,1000,2^20+3" $(for s in $STEPS; do echo step$s; done) $extra | collect
 # Step 11 on matrices: one row a thread, tiles, a warp, parts with tickets.
