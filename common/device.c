@@ -104,7 +104,7 @@ void print_header(const options_t *opt, const program_t *p, const device_t *d, c
 {
     if (opt->csv) {
         char header[512];
-        format_csv_header(header, sizeof header);
+        format_csv_header(header, sizeof header, p->matrix);
         printf("%s\n", header);
     } else {
         printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements, %s %s%s%s\n",

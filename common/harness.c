@@ -144,31 +144,58 @@ static int run_one(const step_t *step, const options_t *opt, const device_t *dev
     return res.ok ? EXIT_OK : EXIT_WRONG;
 }
 
+/* ---- the one driver -------------------------------------------------------------- */
+int drive(int argc, char **argv, driver_t *d)
+{
+    options_t opt;
+    infile_t file;
+    if (d->extra) add_options(d->extra, d->extra_count);
+    int done = read_command_line(argc, argv, &d->prog, &opt, &file);
+    if (done >= 0) return done;     /* --help, or a mistake */
+    if (d->after_options && (done = d->after_options(d, argc, argv, &opt, &file)) != EXIT_OK) {
+        if (opt.input_file) infile_close(&file);
+        return done;
+    }
+    const char *how = NULL;
+    const device_t *dev = d->open(d, &opt, &how);
+    if (dev) print_header(&opt, &d->prog, dev, how);
+    int worst = EXIT_OK, inputs = d->inputs ? d->inputs : opt.n_count;
+    for (int i = 0; i < inputs; i++)
+        for (int s = 0; s < opt.seed_count; s++) {
+            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
+            int rc = d->one(d, &opt, i, &src);
+            if (rc > worst) worst = rc;
+        }
+    if (opt.input_file) infile_close(&file);
+    if (d->close) d->close(d);
+    else CUDA_CHECK(cudaDeviceReset());     /* lets compute-sanitizer check for leaks */
+    return worst;
+}
+
 /* ---- run_step ----------------------------------------------------------------------- */
+static device_t g_dev;
+
+static const device_t *open_one(driver_t *d, const options_t *opt, const char **how)
+{
+    (void)d, (void)opt, (void)how;
+    count_devices();
+    open_device_id(&g_dev, 0);
+    return &g_dev;
+}
+
+static int step_one(driver_t *d, const options_t *opt, int i, const source_t *src)
+{
+    return run_one((const step_t *)d->ctx, opt, &g_dev, opt->n[i], src);
+}
+
 int run_step(int argc, char **argv, const step_t *step)
 {
     g_step = step->name;
     if (step->combine == COMBINE_FIXED_ORDER &&
         (step->chunk == 0 || step->chunk % 128 || step->chunk > ((size_t)1 << 24)))
         device_fail("the step's chunk must be a multiple of 128 elements, at most 2^24");
-    program_t prog = { step->name, step->technique, step->block_rule, step->default_block,
-                       step->block_size != NULL, 0 };
-    options_t opt;
-    infile_t file;
-    int done = read_command_line(argc, argv, &prog, &opt, &file);
-    if (done >= 0) return done;     /* --help, or a mistake */
-    device_t dev;
-    count_devices();
-    open_device_id(&dev, 0);
-    print_header(&opt, &prog, &dev, NULL);
-    int worst = EXIT_OK;
-    for (int i = 0; i < opt.n_count; i++)
-        for (int s = 0; s < opt.seed_count; s++) {
-            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
-            int rc = run_one(step, &opt, &dev, opt.n[i], &src);
-            if (rc > worst) worst = rc;
-        }
-    if (opt.input_file) infile_close(&file);
-    CUDA_CHECK(cudaDeviceReset());     /* lets compute-sanitizer check for leaks */
-    return worst;
+    driver_t d = { .prog = { step->name, step->technique, step->block_rule, step->default_block,
+                             step->block_size != NULL, 0 },
+                   .ctx = (void *)step, .open = open_one, .one = step_one };
+    return drive(argc, argv, &d);
 }

@@ -170,10 +170,26 @@ typedef struct {
 
 double result_gbps(const result_t *r);     /* bytes read / median time */
 void format_report(char *buf, size_t len, const result_t *r);
-void format_csv_header(char *buf, size_t len);
+void format_csv_header(char *buf, size_t len, int rows);   /* rows: step 11's columns */
 void format_csv(char *buf, size_t len, const result_t *r);
 /* The result's line on stdout: the report, or a CSV row with --csv. */
 void print_result(const options_t *opt, const result_t *r);
+
+/* A sum for every row (step 11): one line for all the rows, their worst. */
+typedef struct {
+    const char *step, *technique, *device, *input;
+    size_t rows, len;
+    uint64_t seed;
+    int block, grid, reps, runs;
+    int kept;                 /* runs whose results were kept and checked */
+    int warm, waited;
+    double median_us, min_us, peak_gbps;
+    size_t wrong, worst_row;  /* rows with a wrong sum; the row worst against its bound */
+    double worst_error, worst_bound;
+    int deterministic, distinct;
+    int fixed, replica_equal; /* the order fixed (checked against the replica), and equal */
+} rows_result_t;
+void print_rows_result(const options_t *opt, const rows_result_t *r);
 
 /* ---- device.c ------------------------------------------------------------ */
 typedef struct {
@@ -272,6 +288,29 @@ void measure(const work_t *w, const options_t *opt, timing_t *t);
 /* The timed runs alone, for a caller that has warmed up itself (the bandwidth
  * ceiling): run r's time in us[r]. */
 void timed_runs(const work_t *w, int reps, double *us);
+
+/* ---- harness.c: the one driver ---------------------------------------------
+ * Every program's main loop: the command line, the GPUs, the header, then one
+ * run for every size (or shape) and seed, then the end. A program (a step on
+ * one GPU, on several, or on rows) fills in what differs. */
+typedef struct driver_s {
+    program_t prog;
+    const extra_option_t *extra;   /* options the program adds, or NULL */
+    int extra_count;
+    void *ctx;
+    /* After the options (NULL: none): EXIT_OK to go on, or an exit code
+     * after saying why (the file, if open, is closed by the driver). */
+    int (*after_options)(struct driver_s *d, int argc, char **argv, const options_t *opt,
+                         const infile_t *file);
+    /* Opens the GPUs; returns the one the header names (NULL: no header from
+     * this process), and in *how what the header adds (or NULL). */
+    const device_t *(*open)(struct driver_s *d, const options_t *opt, const char **how);
+    int inputs;                    /* sizes (or shapes) to run; 0: one per --n */
+    int (*one)(struct driver_s *d, const options_t *opt, int i, const source_t *src);
+    void (*close)(struct driver_s *d);   /* NULL: cudaDeviceReset() */
+} driver_t;
+/* Runs the program; returns its exit code (base.h): the worst of its runs. */
+int drive(int argc, char **argv, driver_t *d);
 
 /* ---- check.c ------------------------------------------------------------- */
 /* What a result must be: within the bound of its order of additions (or, for

@@ -88,8 +88,14 @@ void format_report(char *buf, size_t len, const result_t *r)
              r->n, bytes, input, gpus, timing, bandwidth, sum, r->ok ? "OK" : "WRONG", det);
 }
 
-void format_csv_header(char *buf, size_t len)
+void format_csv_header(char *buf, size_t len, int rows)
 {
+    if (rows) {
+        snprintf(buf, len, "step,technique,elem,device,rows,len,n,bytes,seed,block,grid,reps,runs,median_us,"
+                 "min_us,gbps,pct_peak,worst_row,worst_error,worst_bound,rows_wrong,status,"
+                 "deterministic,distinct,replica,input,l2");
+        return;
+    }
     snprintf(buf, len,
              "step,technique,elem,device,n,bytes,seed,block,grid,reps,runs,median_us,min_us,"
              "gbps,pct_peak,sum,reference,error,bound,status,deterministic,distinct,spread_ulp,l2,"
@@ -151,5 +157,52 @@ void print_result(const options_t *opt, const result_t *r)
     if (opt->csv) format_csv(line, sizeof line, r);
     else format_report(line, sizeof line, r);
     printf("%s\n", line);
+    fflush(stdout);
+}
+
+/* ---- a sum for every row ------------------------------------------------------------ */
+void print_rows_result(const options_t *opt, const rows_result_t *r)
+{
+    size_t n = r->rows * r->len;
+    const char *status = r->wrong ? "WRONG" : "OK";
+    double bytes = (double)(n + r->rows) * sizeof(elem_t);     /* read once, every row sum written */
+    double gbps = r->reps && r->median_us > 0 ? bytes / (r->median_us * 1e-6) / 1e9 : 0;
+    double pct = r->peak_gbps > 0 ? 100 * gbps / r->peak_gbps : 0;
+    if (opt->csv) {
+        printf("\"%s\",\"%s\",%s,\"%s\",%zu,%zu,%zu,%.0f,%llu,%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%zu,"
+               "%.6g,%.6g,%zu,%s,%d,%d,%s,\"%s\",%s\n", r->step, r->technique, ELEM_NAME, r->device, r->rows,
+               r->len, n, bytes, (unsigned long long)r->seed, r->block, r->grid, r->reps, r->runs,
+               r->median_us, r->min_us, gbps, pct, r->worst_row, r->worst_error, r->worst_bound, r->wrong,
+               status, r->deterministic, r->distinct, r->fixed ? (r->replica_equal ? "equal" : "differs") : "-",
+               r->input, r->warm ? "warm" : "cold");
+        return;
+    }
+    char timing[128] = "not timed", bw[64] = "-", worst[96], det[200], runs[64];
+    if (r->reps) {
+        snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s%s", r->median_us, r->min_us,
+                 r->warm ? " (warm L2)" : "", r->waited ? " (each run waited for)" : "");
+        snprintf(bw, sizeof bw, "%.0f GB/s, %.1f%% of peak", gbps, pct);
+    }
+#ifdef REDUCE_EXACT
+    snprintf(worst, sizeof worst, "every row its exact sum: %s", r->wrong ? "NO" : "yes");
+#else
+    snprintf(worst, sizeof worst, "worst row %zu: err %.1e, bound %.1e", r->worst_row, r->worst_error,
+             r->worst_bound);
+#endif
+    if (r->kept < r->runs)     /* the sums outgrew the slots: runs shared them */
+        snprintf(runs, sizeof runs, "%d runs, the last %d kept", r->runs, r->kept);
+    else
+        snprintf(runs, sizeof runs, "%d run%s", r->runs, r->runs == 1 ? "" : "s");
+    if (r->fixed)
+        snprintf(det, sizeof det, "same bits on any GPU, grid, block and batch: %s (every row, %s, "
+                 "%s the CPU replica)", r->replica_equal && r->distinct <= 1 ? "yes" : "NO", runs,
+                 r->replica_equal ? "equal to" : "not all equal to");
+    else
+        snprintf(det, sizeof det, "deterministic: %s (%s, at most %d result%s a row)",
+                 r->deterministic ? "yes" : "no", runs, r->distinct, r->distinct == 1 ? "" : "s");
+    int other = strcmp(r->input, "uniform") != 0;
+    printf("%s | %s | %zu x %zu (%.2f GB%s%s) | %s | %s | %s | %s | %s\n", r->step, r->technique, r->rows,
+           r->len, (double)n * sizeof(elem_t) / 1e9, other ? ", " : "", other ? r->input : "", timing, bw,
+           worst, status, det);
     fflush(stdout);
 }

@@ -531,7 +531,7 @@ static void test_report(void)
     check(strstr(line, "median 20.00 ms, min 19.00 ms (warm L2)") != NULL, "slow runs in ms, warm marked: %s", line);
 
     char header[512], row[1024];
-    format_csv_header(header, sizeof header);
+    format_csv_header(header, sizeof header, 0);
     format_csv(row, sizeof row, &r);
     check(count_fields(header) == count_fields(row) && count_fields(header) == 32,
           "CSV header and row have the same 32 fields (%d, %d)", count_fields(header), count_fields(row));

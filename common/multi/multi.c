@@ -264,44 +264,55 @@ static int multi_one(const multi_step_t *step, const options_t *opt, const team_
 }
 
 /* ---- run_multi ---------------------------------------------------------------------------- */
+static team_t g_team;
+static device_t g_dev[MAX_GPUS];
+
+static int check_options(driver_t *d, int argc, char **argv, const options_t *opt, const infile_t *file)
+{
+    (void)d, (void)argc, (void)opt, (void)file;
+    if (!(g_gpus && g_virtual)) return EXIT_OK;
+    fprintf(stderr, "%s: --gpus and --virtual-ranks do not go together (virtual ranks share "
+            "one GPU)\nTry '%s --help'.\n", g_step, argv[0]);
+    return EXIT_USAGE;
+}
+
+static const device_t *open_team(driver_t *d, const options_t *opt, const char **how)
+{
+    (void)opt;
+    team_t *t = &g_team;
+    team_start(t, (const multi_step_t *)d->ctx, g_virtual ? g_virtual : g_gpus);
+    for (int i = 0; i < t->local; i++) open_device_id(&g_dev[i], t->device[i]);
+    static char text[128];
+    snprintf(text, sizeof text, "%d rank%s: %s", t->ranks, t->ranks == 1 ? "" : "s",
+             g_virtual ? "virtual ranks on one GPU (a test)" : t->mpi ? "one process a GPU (mpirun)"
+             : t->ranks == 1 ? "one process" : "one process driving every GPU");
+    *how = text;
+    return t->first == 0 ? &g_dev[0] : NULL;
+}
+
+static int team_one(driver_t *d, const options_t *opt, int i, const source_t *src)
+{
+    return multi_one((const multi_step_t *)d->ctx, opt, &g_team, g_dev, opt->n[i], src);
+}
+
+static void close_team(driver_t *d)
+{
+    (void)d;
+    team_finish(&g_team);
+    for (int i = 0; i < g_team.local; i++) {          /* lets compute-sanitizer check for leaks */
+        CUDA_CHECK(cudaSetDevice(g_team.device[i]));
+        CUDA_CHECK(cudaDeviceReset());
+    }
+}
+
 int run_multi(int argc, char **argv, const multi_step_t *step)
 {
     g_step = step->name;
     if (step->chunk == 0 || step->chunk > ((size_t)1 << 24))
         device_fail("the step's chunk must be 1 to 2^24 elements");
-    program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
-                       step->block_size != NULL, 0 };
-    options_t opt;
-    infile_t file;
-    add_options(extra, (int)(sizeof extra / sizeof extra[0]));
-    int done = read_command_line(argc, argv, &prog, &opt, &file);
-    if (done >= 0) return done;     /* --help, or a mistake */
-    if (g_gpus && g_virtual) {
-        fprintf(stderr, "%s: --gpus and --virtual-ranks do not go together (virtual ranks share "
-                "one GPU)\nTry '%s --help'.\n", g_step, argv[0]);
-        return EXIT_USAGE;
-    }
-    static team_t team;
-    team_start(&team, step, g_virtual ? g_virtual : g_gpus);
-    static device_t dev[MAX_GPUS];
-    for (int i = 0; i < team.local; i++) open_device_id(&dev[i], team.device[i]);
-    char how[128];
-    snprintf(how, sizeof how, "%d rank%s: %s", team.ranks, team.ranks == 1 ? "" : "s",
-             g_virtual ? "virtual ranks on one GPU (a test)" : team.mpi ? "one process a GPU (mpirun)"
-             : team.ranks == 1 ? "one process" : "one process driving every GPU");
-    if (team.first == 0) print_header(&opt, &prog, &dev[0], how);
-    int worst = EXIT_OK;
-    for (int i = 0; i < opt.n_count; i++)
-        for (int s = 0; s < opt.seed_count; s++) {
-            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
-            int rc = multi_one(step, &opt, &team, dev, opt.n[i], &src);
-            if (rc > worst) worst = rc;
-        }
-    if (opt.input_file) infile_close(&file);
-    team_finish(&team);
-    for (int i = 0; i < team.local; i++) {          /* lets compute-sanitizer check for leaks */
-        CUDA_CHECK(cudaSetDevice(team.device[i]));
-        CUDA_CHECK(cudaDeviceReset());
-    }
-    return worst;
+    driver_t d = { .prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
+                             step->block_size != NULL, 0 },
+                   .extra = extra, .extra_count = (int)(sizeof extra / sizeof extra[0]), .ctx = (void *)step,
+                   .after_options = check_options, .open = open_team, .one = team_one, .close = close_team };
+    return drive(argc, argv, &d);
 }

@@ -360,74 +360,6 @@ static void say_first_wrong(const plan_t *p, const elem_t *h, const elem_t *resu
 }
 
 /* ---- 4. the report line ------------------------------------------------------------ */
-#define CSV_HEADER "step,technique,elem,device,rows,len,n,bytes,seed,block,grid,reps,runs,median_us," \
-                   "min_us,gbps,pct_peak,worst_row,worst_error,worst_bound,rows_wrong,status," \
-                   "deterministic,distinct,replica,input,l2"
-
-typedef struct {
-    const plan_t *p;
-    const device_t *dev;
-    const char *input;
-    uint64_t seed;
-    timing_t t;
-    int kept;                  /* runs whose results were kept and checked (slots) */
-    verdict_t v;
-} line_t;
-
-/* Bytes moved: every element read once, every row sum written once. */
-static double line_gbps(const line_t *l)
-{
-    double bytes = (double)(l->p->n + l->p->L.rows) * sizeof(elem_t);
-    return l->t.reps && l->t.median_us > 0 ? bytes / (l->t.median_us * 1e-6) / 1e9 : 0;
-}
-
-static void print_line(const options_t *opt, const line_t *l)
-{
-    const plan_t *p = l->p;
-    const char *status = l->v.wrong ? "WRONG" : "OK";
-    int fixed = p->step->combine == COMBINE_FIXED_ORDER;
-    double gbps = line_gbps(l), pct = l->dev->peak_gbps > 0 ? 100 * gbps / l->dev->peak_gbps : 0;
-    if (opt->csv) {
-        printf("\"%s\",\"%s\",%s,\"%s\",%zu,%zu,%zu,%.0f,%llu,%d,%d,%d,%d,%.3f,%.3f,%.1f,%.2f,%zu,"
-               "%.6g,%.6g,%zu,%s,%d,%d,%s,\"%s\",%s\n", p->step->name, p->step->technique, ELEM_NAME,
-               l->dev->name, p->L.rows, p->L.len, p->n, (double)(p->n + p->L.rows) * sizeof(elem_t),
-               (unsigned long long)l->seed, p->L.block, p->L.grid, l->t.reps, l->t.runs,
-               l->t.median_us, l->t.min_us, gbps, pct, l->v.worst_row, l->v.worst_error,
-               l->v.worst_bound, l->v.wrong, status, p->step->deterministic, l->v.distinct,
-               fixed ? (l->v.replica_equal ? "equal" : "differs") : "-", l->input,
-               opt->warm ? "warm" : "cold");
-        return;
-    }
-    char timing[96] = "not timed", bw[64] = "-", worst[96], det[200], runs[64];
-    if (l->t.reps) {
-        snprintf(timing, sizeof timing, "median %.2f us, min %.2f us%s%s", l->t.median_us, l->t.min_us,
-                 opt->warm ? " (warm L2)" : "", opt->wait_each ? " (each run waited for)" : "");
-        snprintf(bw, sizeof bw, "%.0f GB/s, %.1f%% of peak", gbps, pct);
-    }
-#ifdef REDUCE_EXACT
-    snprintf(worst, sizeof worst, "every row its exact sum: %s", l->v.wrong ? "NO" : "yes");
-#else
-    snprintf(worst, sizeof worst, "worst row %zu: err %.1e, bound %.1e", l->v.worst_row,
-             l->v.worst_error, l->v.worst_bound);
-#endif
-    if (l->kept < l->t.runs)     /* the sums outgrew the slots: runs shared them */
-        snprintf(runs, sizeof runs, "%d runs, the last %d kept", l->t.runs, l->kept);
-    else
-        snprintf(runs, sizeof runs, "%d run%s", l->t.runs, l->t.runs == 1 ? "" : "s");
-    if (fixed)
-        snprintf(det, sizeof det, "same bits on any GPU, grid, block and batch: %s (every row, %s, "
-                 "%s the CPU replica)", l->v.replica_equal && l->v.distinct <= 1 ? "yes" : "NO", runs,
-                 l->v.replica_equal ? "equal to" : "not all equal to");
-    else
-        snprintf(det, sizeof det, "deterministic: %s (%s, at most %d result%s a row)",
-                 p->step->deterministic ? "yes" : "no", runs, l->v.distinct, l->v.distinct == 1 ? "" : "s");
-    printf("%s | %s | %zu x %zu (%.2f GB%s%s) | %s | %s | %s | %s | %s\n", p->step->name,
-           p->step->technique, p->L.rows, p->L.len, (double)p->n * sizeof(elem_t) / 1e9,
-           strcmp(l->input, "uniform") ? ", " : "", strcmp(l->input, "uniform") ? l->input : "",
-           timing, bw, worst, status, det);
-    fflush(stdout);
-}
-
 static int run_one(const rows_step_t *step, const options_t *opt, const device_t *dev, size_t rows,
                    size_t len, const source_t *src)
 {
@@ -436,16 +368,15 @@ static int run_one(const rows_step_t *step, const options_t *opt, const device_t
     p.step = step;
     plan_run(&p, opt, dev, rows, len);
     elem_t *h = set_up(&p, src, dev);
-    line_t l;
-    memset(&l, 0, sizeof l);
-    l.p = &p, l.dev = dev, l.seed = src->seed;
-    l.input = src->file ? src->file->path : dist_info[src->dist].name;
-    measure(&p.work, opt, &l.t);
-    int kept = l.kept = l.t.runs < p.slots ? l.t.runs : p.slots;
+    timing_t t;
+    measure(&p.work, opt, &t);
+    int kept = t.runs < p.slots ? t.runs : p.slots;
+    verdict_t v;
+    memset(&v, 0, sizeof v);
     elem_t *results = (elem_t *)malloc((size_t)kept * p.slot_stride);
     if (!results) device_fail("out of host memory for the row sums");
     CUDA_CHECK(cudaMemcpy(results, p.d_slots, (size_t)kept * p.slot_stride, cudaMemcpyDeviceToHost));
-    check_all(&p, h, results, kept, src, &l.v);
+    check_all(&p, h, results, kept, src, &v);
     FILE *f = g_sums ? fopen(g_sums, "wb") : NULL;
     if (g_sums && (!f || fwrite(results, sizeof(elem_t), rows, f) != rows || fclose(f))) {
         fprintf(stderr, "%s: --sums: cannot write '%s'\n", g_step, g_sums);
@@ -458,47 +389,60 @@ static int run_one(const rows_step_t *step, const options_t *opt, const device_t
         for (size_t i = 0; i < p.state_bytes; i++)
             if (s[i]) {
                 fprintf(stderr, "%s: the step left its state changed\n", g_step);
-                l.v.wrong += l.v.wrong == 0;
+                v.wrong += v.wrong == 0;
                 break;
             }
         free(s);
     }
-    print_line(opt, &l);
+    rows_result_t r = { .step = step->name, .technique = step->technique, .device = dev->name,
+                        .input = src->file ? src->file->path : dist_info[src->dist].name,
+                        .rows = rows, .len = len, .seed = src->seed, .block = p.L.block, .grid = p.L.grid,
+                        .reps = t.reps, .runs = t.runs, .kept = kept, .warm = opt->warm,
+                        .waited = opt->wait_each, .median_us = t.median_us, .min_us = t.min_us,
+                        .peak_gbps = dev->peak_gbps, .wrong = v.wrong, .worst_row = v.worst_row,
+                        .worst_error = v.worst_error, .worst_bound = v.worst_bound,
+                        .deterministic = step->deterministic, .distinct = v.distinct,
+                        .fixed = step->combine == COMBINE_FIXED_ORDER, .replica_equal = v.replica_equal };
+    print_rows_result(opt, &r);
     free(results);
     free(h);
     tear_down(&p);
-    return l.v.wrong ? EXIT_WRONG : EXIT_OK;
+    return v.wrong ? EXIT_WRONG : EXIT_OK;
 }
 
 /* ---- 5. run_rows ---------------------------------------------------------------------- */
+static device_t g_dev;
+
+static int check_shapes(driver_t *d, int argc, char **argv, const options_t *opt, const infile_t *file)
+{
+    char why[400];
+    if (!resolve_shapes(argc, argv, opt, file, why, sizeof why)) {
+        d->inputs = g_shapes;
+        return EXIT_OK;
+    }
+    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, why, argv[0]);
+    return EXIT_USAGE;
+}
+
+static const device_t *open_one(driver_t *d, const options_t *opt, const char **how)
+{
+    (void)d, (void)opt;
+    count_devices();
+    open_device_id(&g_dev, 0);
+    *how = "a sum for every row";
+    return &g_dev;
+}
+
+static int shape_one(driver_t *d, const options_t *opt, int i, const source_t *src)
+{
+    return run_one((const rows_step_t *)d->ctx, opt, &g_dev, g_shape[i][0], g_shape[i][1], src);
+}
+
 int run_rows(int argc, char **argv, const rows_step_t *step)
 {
     g_step = step->name;
-    program_t prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1 };
-    options_t opt;
-    infile_t file;
-    add_options(row_options, 3);
-    int done = read_command_line(argc, argv, &prog, &opt, &file);
-    if (done >= 0) return done;
-    char why[400];
-    if (resolve_shapes(argc, argv, &opt, &file, why, sizeof why)) {
-        fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, why, argv[0]);
-        if (opt.input_file) infile_close(&file);
-        return EXIT_USAGE;
-    }
-    device_t dev;
-    count_devices();
-    open_device_id(&dev, 0);
-    if (opt.csv) printf("%s\n", CSV_HEADER), fflush(stdout);
-    else print_header(&opt, &prog, &dev, "a sum for every row");
-    int worst = EXIT_OK;
-    for (int i = 0; i < g_shapes; i++)
-        for (int s = 0; s < opt.seed_count; s++) {
-            source_t src = { opt.input, opt.seed[s], opt.input_file ? &file : NULL };
-            int rc = run_one(step, &opt, &dev, g_shape[i][0], g_shape[i][1], &src);
-            if (rc > worst) worst = rc;
-        }
-    if (opt.input_file) infile_close(&file);
-    CUDA_CHECK(cudaDeviceReset());
-    return worst;
+    driver_t d = { .prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1 },
+                   .extra = row_options, .extra_count = 3, .ctx = (void *)step,
+                   .after_options = check_shapes, .open = open_one, .one = shape_one };
+    return drive(argc, argv, &d);
 }
