@@ -151,7 +151,7 @@ include docs/docs.mk answers/answers.mk tests/tests.mk lab/claims/claims.mk lab/
 has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinism.h),$(1))
 CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
-$(foreach p,cub_sum ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
+$(foreach p,cub_sum cub_types ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
 $(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
 ifneq ($(CCCL_INCLUDE),)
 $(call prog,$(BUILD)/bench/cub_rows_fixed,bench/cub_rows.cu,float,-I$(CCCL_INCLUDE) -DFIXED_SIZE,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
