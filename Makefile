@@ -1,7 +1,7 @@
 # The course's one build file; `make help` lists the targets. Code is built for this machine's
 # GPU or, with none, for every architecture the toolkit knows (slow): ARCH=sm_90 picks one.
 # Targets that need a GPU: without one (nvidia-smi -L; HAVE_GPU= acts so) they say so, exit 2.
-GPU_TARGETS := compare compare-rows compare-multi bits claims accuracy inputs-cost harris clusters \
+GPU_TARGETS := compare compare-rows compare-types compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
 ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
 HAVE_GPU ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo yes)
@@ -168,6 +168,8 @@ compare: all bench
 	$(if $(ONLY),,python3 bench/compare_rows.py)
 compare-rows: $(ROWS_STEPS) bench
 	python3 bench/compare_rows.py $(if $(ONLY),--only '$(ONLY)')
+compare-types: step12 $(BUILD)/bench/cub_types
+	python3 bench/compare_types.py $(if $(PAIRS),--pairs '$(PAIRS)') $(if $(N),--n '$(N)')
 accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front
 	python3 bench/accuracy.py
 inputs-cost: all bench
@@ -264,6 +266,8 @@ help:
 	@echo "  make compare        (GPU) every step and CUB side by side on this GPU (results/<gpu>/)"
 	@echo "  make compare-rows   (GPU) step 11 beside CUB's segmented sums, torch and cupy, a sum for every"
 	@echo "                      row of 2^28 floats at every row length (results/<gpu>/rows.*)"
+	@echo "  make compare-types  (GPU) step 12 beside CUB, torch and cupy, every type and operator, n = 2^10"
+	@echo "                      to 2^28 (results/<gpu>/types.*); PAIRS=bf16:sum,float:argmax N=2^24"
 	@echo "  make compare-multi  (GPU) steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/);"
 	@echo "                      MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger"
 	@echo "                      than one GPU holds"
@@ -306,7 +310,7 @@ FORCE:
 # that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
-.PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
+.PHONY: all exact bench compare compare-rows compare-types accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
   sanitize step09-needs ncu profile sass clean help FORCE answers-rows ranks-programs docs docs-pages docs-clean course \
   lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build hygiene-vars faults \
   test-large stress claims harris clusters $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))
