@@ -1,7 +1,7 @@
 # The course's one build file; `make help` lists the targets. Code is built for this machine's
 # GPU or, with none, for every architecture the toolkit knows (slow): ARCH=sm_90 picks one.
 # Targets that need a GPU: without one (nvidia-smi -L; HAVE_GPU= acts so) they say so, exit 2.
-GPU_TARGETS := compare compare-rows compare-multi bits claims accuracy inputs-cost harris clusters \
+GPU_TARGETS := compare compare-rows compare-types compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
 ifneq ($(filter $(GPU_TARGETS),$(MAKECMDGOALS)),)
 HAVE_GPU ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo yes)
@@ -154,7 +154,7 @@ has_g2g      = $(if $(shell grep -ls gpu_to_gpu $(1)/cuda/__execution/determinis
 CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p in nvidia.__path__ for d in glob.glob(p + '/cu*/include/cccl')))" 2>/dev/null)
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
 ## make bench ## build: the CUB baselines and the bandwidth ceiling, in build/bench/
-$(foreach p,cub_sum ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
+$(foreach p,cub_sum cub_types ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
 $(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
 ifneq ($(CCCL_INCLUDE),)
 $(call prog,$(BUILD)/bench/cub_rows_fixed,bench/cub_rows.cu,float,-I$(CCCL_INCLUDE) -DFIXED_SIZE,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
@@ -171,6 +171,8 @@ compare: all bench  ## measure: every step and CUB side by side on this GPU (res
 	$(if $(ONLY),,python3 bench/compare_rows.py)
 compare-rows: $(ROWS_STEPS) bench  ## measure: step 11 beside CUB's segmented sums, torch and cupy, a sum for every row of 2^28 floats at every row length (results/<gpu>/rows.*)
 	python3 bench/compare_rows.py $(if $(ONLY),--only '$(ONLY)')
+compare-types: step12 $(BUILD)/bench/cub_types  ## measure: step 12 beside CUB, torch and cupy on every type and operator, n = 2^10 to 2^28 (results/<gpu>/types.*); PAIRS=bf16:sum,... N=...
+	python3 bench/compare_types.py $(if $(PAIRS),--pairs '$(PAIRS)') $(if $(N),--n '$(N)')
 accuracy: all bench $(ANSWERS_DIR)/07_compensated $(ANSWERS_DIR)/07_compensated_front  ## measure: every program's error against the exact sum on every input, n = 2^10 to 2^24 (uniform to 2^28), four seeds (results/<gpu>/accuracy.csv, accuracy-INPUT.svg)
 	python3 bench/accuracy.py
 inputs-cost: all bench  ## measure: steps 07, 08 and 10 and CUB's two sums timed on every input at 2^24 and 2^28 (results/<gpu>/inputs_cost.csv)
@@ -268,7 +270,7 @@ FORCE:
 # that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
-.PHONY: all exact bench compare compare-rows accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
+.PHONY: all exact bench compare compare-rows compare-types accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
   sanitize step09-needs ncu profile sass clean help FORCE answers-rows ranks-programs docs docs-pages docs-clean course \
   lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build faults \
   test-large stress claims harris clusters $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))

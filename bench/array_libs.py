@@ -4,7 +4,9 @@ same few methods (Lib), and the harness's input drawn with NumPy (draw).
 LIBS names the programs they give (the rows of bench/torch_sum.py) for the
 comparison's scripts, which import it from here: importing this file needs
 nothing but the standard library. Lib and draw need NumPy and the library
-they wrap.
+they wrap. Lib.load and Lib.reduce serve bench/compare_types.py: a typed
+array from a file step 12 saved, and each operator as the library's users
+write it.
 """
 import importlib
 
@@ -92,6 +94,39 @@ class Lib:
 
     def sync(self):
         (self.m.cuda.synchronize if self.name == "torch" else self.m.cuda.Device(0).synchronize)()
+
+    def load(self, path, dtype):
+        """The array in path (a .npy, or a raw *.bf16 file of 16-bit words) on the GPU, or None where
+        the library has no such dtype (CuPy and bf16)."""
+        np = importlib.import_module("numpy")
+        if dtype != "bf16":
+            return self.upload(np.load(path))
+        if self.name != "torch":
+            return None
+        return self.m.from_numpy(np.fromfile(path, dtype="<i2")).view(self.m.bfloat16).cuda()
+
+    def reduce(self, op, x):
+        """op (sum, max, min, argmax, sumsq) of x as the library's users write it: the sums of half and
+        bf16 asked for in float32 (dtype=), the sum of squares of x converted to float32."""
+        m = self.m
+        if op == "sum":
+            narrow = x.dtype in ((m.float16, m.bfloat16) if self.name == "torch" else (m.float16,))
+            return m.sum(x, dtype=m.float32) if narrow else m.sum(x)
+        if op == "sumsq":
+            return m.sum(m.square(x.float() if self.name == "torch" else x.astype(m.float32)))
+        if self.name == "torch":
+            return {"max": m.amax, "min": m.amin, "argmax": m.argmax}[op](x)
+        return {"max": m.max, "min": m.min, "argmax": m.argmax}[op](x)
+
+    def copy(self, x):
+        return x.clone() if self.name == "torch" else x.copy()
+
+    def release(self):
+        """Gives the memory the library keeps cached back to the GPU, for the next program."""
+        if self.name == "torch":
+            self.m.cuda.empty_cache()
+        else:
+            self.m.get_default_memory_pool().free_all_blocks()
 
     def try_out(self):
         """One of everything the timing will do, on a small array: a library that imports but

@@ -235,6 +235,72 @@ for d in results/*/ tests/fixtures/results/*/; do
     fi
     rm -rf "$tmp"
 done
+# Step 12 beside CUB, torch and CuPy (make compare-types): types.md is what types.csv gives, for
+# every GPU; and the tables and plots of a small types.csv made here, checked cell by cell.
+for d in results/*/; do
+    [ -f "$d/types.csv" ] && [ -f "$d/types.md" ] || continue
+    tmp=$(mktemp -d)
+    for f in types.csv types_accumulator.csv ceiling.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    if ! python3 bench/compare_types.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
+        echo "FAIL bench/${d%/}/types.md: $(tail -1 "$tmp/err")"
+    elif sed "s|[^\`]*/types.csv|${d%/}/types.csv|" "$tmp/types.md" | cmp -s - "$d/types.md"; then
+        echo "PASS bench/${d%/}/types.md is what types.csv gives"
+    else echo "FAIL bench/${d%/}/types.md differs from what types.csv gives (run python3 bench/compare_types.py --from ${d%/})"; fi
+    rm -rf "$tmp"
+done
+tmp=$(mktemp -d)
+python3 - "$tmp" <<'PY'
+import csv, sys
+d = sys.argv[1]
+rows = []     # (type, op, program, n, median_us, result, index, error_ulp, agrees): bf16 sum, int32 argmax
+for p, us, err in (("step12", 125, "0"), ("cub", 130, "1.5"), ("torch", 140, "12")):
+    for n in (1 << 10, 1 << 28):
+        rows.append(("bf16", "sum", p, n, us if n > 1024 else 5, "1.5", "-", err, "-"))
+for p in ("step12", "cub", "torch", "cupy"):
+    for n in (1 << 10, 1 << 28):
+        idx = "9" if p == "torch" and n > 1024 else "7"
+        rows.append(("int32", "argmax", p, n, 250 if n > 1024 else 4, "5", idx, "-", "yes" if idx == "7" else "no"))
+size = {"bf16": 2, "int32": 4}
+fields = "program type op device n bytes median_us gbps result index reference reference_index error_ulp agrees status"
+w = csv.writer(open(f"{d}/types.csv", "w", newline=""), lineterminator="\n")
+w.writerow(fields.split())
+for t, op, p, n, us, res, idx, err, agrees in rows:
+    b = n * size[t]
+    w.writerow([p, t, op, "NVIDIA H200", n, b, f"{us:.3f}", f"{b / us / 1e3:.1f}", res, idx, "1.5",
+                "7" if op == "argmax" else "-", err, agrees, "OK" if p == "step12" else "-"])
+w = csv.writer(open(f"{d}/types_accumulator.csv", "w", newline=""), lineterminator="\n")
+w.writerow("program type n result exact float_sequential accumulator".split())
+for p, r, verdict in (("step12", 1048448, "float: s lost"), ("cub", 1048448, "float: s lost"),
+                      ("torch", 1048575, "exact: wider than float")):
+    w.writerow([p, "bf16", 1048577, r, 1048575, 0, verdict])
+open(f"{d}/ceiling.csv", "w").write("kind,device,bytes,median_us,gbps\nread,NVIDIA H200,1073741824,233.472,4600.0\n")
+PY
+if out=$(python3 bench/compare_types.py --from "$tmp" 2>&1); then
+    missing=""
+    while IFS= read -r want; do
+        grep -qxF -- "$want" "$tmp/types.md" || missing="$missing [$want]"
+    done <<'EOF'
+| 2^28 | 125.0 µs · 4295 | 130.0 µs · 4130 | 140.0 µs · 3835 | – | 1.04× | 93% |
+| 2^10 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 1.00× | 0% |
+| sum bf16 | 0 ulp | ≤ 1.5 ulp | ≤ 12 ulp | – |
+| argmax int32 | same index, every n | same index, every n | index differs at 2^28 | same index, every n |
+| bf16 | 1048575 | float: s lost (1048448) | float: s lost (1048448) | exact: wider than float (1048575) | – |
+EOF
+    if [ -z "$missing" ]; then echo "PASS bench/compare-types/tables: a small types.csv gives the expected cells"
+    else echo "FAIL bench/compare-types/tables: types.md lacks$missing"; fi
+    if ! command -v gnuplot >/dev/null 2>&1; then
+        if echo "$out" | grep -q "^SKIP compare-types: gnuplot is not installed (apt-get install gnuplot-nox)"; then
+            echo "SKIP bench/compare-types/plots: gnuplot is not installed (apt-get install gnuplot-nox)"
+        else echo "FAIL bench/compare-types/plots: no SKIP line naming gnuplot-nox without gnuplot"; fi
+    elif check=$(python3 tests/plotcheck.py "$tmp/types-sum.svg" "$tmp/types-argmax.svg" 2>&1) &&
+         series=$(python3 tests/plotcheck.py --series "$tmp/types-sum.svg" "$tmp/types-argmax.svg" 2>&1) &&
+         [ ! -e "$tmp/types-max.svg" ]; then
+        echo "PASS bench/compare-types/plots: one per operator measured, $(echo "$series" | sed 's|^.*/||' | tr '\n' ' ')"
+    else echo "FAIL bench/compare-types/plots: $(printf '%s %s' "$check" "${series:-}" | sed "s|$tmp/||g" | tr '\n' ' ')"; fi
+else
+    echo "FAIL bench/compare-types/tables: $(echo "$out" | tail -1)"
+fi
+rm -rf "$tmp"
 if out=$(python3 bench/compare_rows.py --only no_such_program 2>&1); then
     echo "FAIL bench/compare-rows/only-unknown: accepted an unknown program name"
 elif echo "$out" | grep -q "no program named no_such_program"; then
