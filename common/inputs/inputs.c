@@ -177,7 +177,7 @@ int dist_overflows(dist_t d, uint64_t seed, size_t n)
 }
 
 /* Works out what depends on the seed and n only: ties' B, huge's signs and tail. */
-static void plan(plan_t *P, dist_t d, uint64_t seed, size_t n)
+static void draw_plan(plan_t *P, dist_t d, uint64_t seed, size_t n)
 {
     memset(P, 0, sizeof *P);
     P->d = d;
@@ -210,7 +210,7 @@ static inline uint32_t element_bits(dist_t d, const plan_t *P, size_t i)
 float dist_value(dist_t d, uint64_t seed, size_t i, size_t n)
 {
     plan_t P;
-    plan(&P, d, seed, n);
+    draw_plan(&P, d, seed, n);
     uint32_t u = element_bits(d, &P, i);
     float f;
     memcpy(&f, &u, sizeof f);
@@ -227,7 +227,7 @@ static inline uint32_t plan_exact_bits(const plan_t *P, size_t i)
 uint32_t dist_bits(dist_t d, uint64_t seed, size_t i, size_t n)
 {
     plan_t P;
-    plan(&P, d, seed, n);
+    draw_plan(&P, d, seed, n);
     return plan_exact_bits(&P, i);
 }
 
@@ -263,7 +263,7 @@ void dist_draw(dist_t d, uint64_t seed, size_t first, size_t count, size_t n, fl
                exact_sum_t *acc)
 {
     plan_t P;
-    plan(&P, d, seed, n);
+    draw_plan(&P, d, seed, n);
     const long long pieces = (long long)((count + PIECE - 1) / PIECE);
     #pragma omp parallel
     {
@@ -286,7 +286,7 @@ void dist_draw_bits(dist_t d, uint64_t seed, size_t first, size_t count, size_t 
                     uint32_t *buf, uint32_t *sum)
 {
     plan_t P;
-    plan(&P, d, seed, n);
+    draw_plan(&P, d, seed, n);
     uint32_t total = 0;
     /* Integer sums modulo 2^32 are exact, so the threads may add in any order. */
     #pragma omp parallel for schedule(static) reduction(+ : total)
