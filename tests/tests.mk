@@ -25,6 +25,12 @@ $(TB)/unit_inputs $(TB)/unit_inputs_san $(TB)/unit_inputs_mutant: $(INPUTS_DEPS)
 	    -o $@ $(INPUTS_TEST) $(if $(findstring mutant,$(notdir $@)),$(filter-out %/exact_round.c,$(INPUTS_SRCS)) $(TB)/mutant/exact_round.c,$(INPUTS_SRCS)) -lm
 $(TB)/unit_inputs_mutant: $(TB)/mutant/exact_round.c
 unit: $(TB)/unit_inputs $(TB)/unit_inputs_mutant $(TB)/unit_inputs_san
+# Step 12's harness on the CPU: the double accumulator, references, typed files.
+TYPES_TEST_SRCS := $(addprefix common/types/,dexact.c reference.c tfile.c) $(INPUTS_SRCS)
+$(TB)/unit_types: tests/unit_types.c $(TYPES_TEST_SRCS) $(TYPES_HEADERS) $(INPUTS_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(TYPES_TEST_SRCS) -lm
+unit: $(TB)/unit_types
 # The exact sum's cost per element beside a plain loop (lab/exact-reference/).
 $(BUILD)/lab/exact_speed: lab/exact-reference/exact_speed.c $(INPUTS_DEPS)
 	@mkdir -p $(@D)

@@ -270,7 +270,7 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     if (step->chunk == 0 || step->chunk > ((size_t)1 << 24))
         device_fail("the step's chunk must be 1 to 2^24 elements");
     program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
-                       step->block_size != NULL, 0 };
+                       step->block_size != NULL, 0, 0 };
     options_t opt;
     infile_t file;
     add_options(extra, (int)(sizeof extra / sizeof extra[0]));

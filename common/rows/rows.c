@@ -474,7 +474,7 @@ static int run_one(const rows_step_t *step, const options_t *opt, const device_t
 int run_rows(int argc, char **argv, const rows_step_t *step)
 {
     g_step = step->name;
-    program_t prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1 };
+    program_t prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1, 0 };
     options_t opt;
     infile_t file;
     add_options(row_options, 3);
