@@ -71,6 +71,8 @@ $(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).
   $(call prog2,$(BUILD)/mutants/$(m),$(BUILD)/mutants/src/$(m).cu,,-Isteps,,,,mutants))
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
   $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
+$(foreach m,$(call sed_names,types),$(call sed_mutant,$(BUILD)/mutants/types/src/$(m).cu,tests/mutants/types/$(m).sed,$(TYPES_SRCS))\
+  $(call prog,$(BUILD)/mutants/types/$(m),$(BUILD)/mutants/types/src/$(m).cu,float,-Isteps,$(TYPES_OBJS),,$(TYPES_HEADERS),types-mutants))
 $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact_gpu/$(m).cu,tests/mutants/exact_gpu/$(m).sed,steps/10_exact.cu)\
   $(call prog,$(BUILD)/mutants/exact_gpu/$(m),$(BUILD)/mutants/exact_gpu/$(m).cu,float,-Isteps,,,,exact-gpu-mutants))
 # ---- programs on several GPUs, where NCCL and MPI are, with the harness's test seams:

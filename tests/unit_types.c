@@ -27,7 +27,7 @@ static void check(int ok, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    printf("%s types/%s\n", ok ? "PASS" : "FAIL", name);
+    printf("%s unit/types/%s\n", ok ? "PASS" : "FAIL", name);
     failures += !ok;
 }
 

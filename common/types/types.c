@@ -10,10 +10,12 @@
  *   5. the report line
  *   6. run_types
  */
+#define _POSIX_C_SOURCE 200809L   /* access() */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../parts.h"
 #include "typed.h"
@@ -471,6 +473,12 @@ static void refuse(const types_step_t *step, const options_t *opt, const tfile_t
         snprintf(why, len, "--input %s is not drawn for --type %s --op %s: its inputs are %s (--help says why)",
                  input_name((int)opt->input), type_info[g_type].name, op_name[g_op], list);
     }
+    char dir[300];
+    const char *slash = g_save ? strrchr(g_save, '/') : NULL;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - g_save) + (slash == g_save) : 1, slash ? g_save : ".");
+    if (!why[0] && g_save && access(dir, W_OK | X_OK) != 0)
+        snprintf(why, len, "--save-input: cannot write '%.200s': its folder '%.200s' is missing or not writable",
+                 g_save, dir);
     for (int i = 0; !why[0] && g_type == TYPE_INT32 && g_op == OP_SUM && i < opt->n_count; i++)
         if (opt->n[i] >= (size_t)1 << 32)
             snprintf(why, len, "--type int32 --op sum: n = %zu is not below 2^32, where an int64 sum of "
