@@ -23,6 +23,9 @@
  * and, for step 11's matrices, rows/:
  *   rows/rows.h     what such a step tells the harness (run_rows)
  *   rows/rows.c     run_rows: a sum for every row, every row checked
+ * and, for step 12's arrays of any type, types/ (types/typed.h has its map):
+ *   types/types.h   what such a step tells the harness (run_types)
+ *   types/types.c   run_types: any type, any operator, every run checked
  */
 #ifndef PARTS_H
 #define PARTS_H
