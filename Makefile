@@ -72,19 +72,23 @@ prog2 = $(call prog,$(1),$(2),float,$(4),$(5),$(6),$(7),$(8))$(call \
   prog,$(1)_exact,$(2),exact,$(4),$(subst /float/,/exact/,$(5)),$(6),$(7),$(8))
 
 # ---- the steps: every steps/NN_name.cu, as ./stepNN (float) and build/exact/stepNN
-# (uint32). Step 09 adds common/multi/ (several GPUs: NCCL, MPI), step 11 common/rows/.
+# (uint32). Step 09 adds common/multi/ (several GPUs: NCCL, MPI), step 11 common/rows/,
+# step 12 common/types/ (typed arrays: no uint32 build).
 MULTI_NUM  := 09
 ROWS_NUM   := 11
+TYPES_NUM  := 12
 num         = $(firstword $(subst _, ,$(notdir $(1))))
 steps_of    = $(foreach f,$(1),step$(call num,$(f)))
 MULTI_SRCS := $(wildcard steps/$(MULTI_NUM)_*.cu)
 ROWS_SRCS  := $(wildcard steps/$(ROWS_NUM)_*.cu)
-STEP_SRCS  := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
+TYPES_SRCS := $(wildcard steps/$(TYPES_NUM)_*.cu)
+STEP_SRCS  := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS) $(TYPES_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
 STEPS      := $(call steps_of,$(STEP_SRCS))
 MULTI_STEPS := $(call steps_of,$(MULTI_SRCS))
 ROWS_STEPS := $(call steps_of,$(ROWS_SRCS))
+TYPES_STEPS := $(call steps_of,$(TYPES_SRCS))
 EXACT      := $(STEPS:%=$(BUILD)/exact/%)
-ALL_STEPS  := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS))
+ALL_STEPS  := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS) $(TYPES_STEPS))
 FIRST_NUM  := $(patsubst step%,%,$(firstword $(ALL_STEPS)))
 LAST_NUM   := $(patsubst step%,%,$(lastword $(ALL_STEPS)))
 # NCCL (the CUDA Toolkit's or the system's) and MPI (mpicc: a process a GPU):
@@ -116,6 +120,10 @@ $(foreach k,float exact float-virtual exact-virtual float-fault float-shift exac
   $$(MPI_CFLAGS),$(MULTI_HEADERS))))
 ROWS_HEADERS := $(HEADERS) common/rows/rows.h
 $(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
+TYPES_HEADERS := $(HEADERS) $(wildcard common/types/*.h)
+TYPES_OBJS := $(patsubst common/%.c,$(BUILD)/float/%.o,$(wildcard common/types/*.c))
+$(TYPES_OBJS): $(TYPES_HEADERS)
+$(foreach f,$(TYPES_SRCS),$(call prog,step$(call num,$(f)),$(f),float,,$(TYPES_OBJS),,$(TYPES_HEADERS)))
 # What step NN adds to the harness: objects (float|exact), flags, link flags, headers.
 is_multi     = $(filter $(1),$(MULTI_NUM))
 is_rows      = $(filter $(1),$(ROWS_NUM))
@@ -129,7 +137,7 @@ $(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,float exact,$(
   part_link,$(n)),$(call part_headers,$(n))))))
 .DEFAULT_GOAL := all
 ## make stepNN ## build: one step, e.g. make step03 && ./step03
-all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
+all: $(call steps_of,$(BUILDABLE)) $(TYPES_STEPS) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
 exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))  ## build: the uint32 builds, in build/exact/
 ifeq ($(HAVE_MULTI),)
 $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
@@ -139,7 +147,7 @@ step09-needs:
 endif
 # Without a GPU and without ARCH, say once what a build of the steps costs.
 ifeq ($(strip $(ARCH_NUMS) $(PTX_ONLY)),)
-ifneq ($(filter all exact answers $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter all exact answers $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS) $(TYPES_STEPS),$(or $(MAKECMDGOALS),all)),)
 $(info make: no GPU found, so this builds for $(words $(FAT)) architectures ($(FAT:%=sm_%)), which is slow; \
   ARCH=sm_90 builds for one (sm_80: A100, sm_89: RTX 40xx, sm_90: H100 and H200))
 endif
@@ -225,6 +233,7 @@ sass: step$(STEP) $(BUILD)/exact/step$(STEP)  ## measure: the step's machine cod
 # make print-NAME prints variable NAME (the tests read these); \n starts a line.
 steps          = $(STEP_SRCS) $(MULTI_SRCS)
 rows-steps     = $(ROWS_SRCS)
+types-steps    = $(TYPES_SRCS)
 multi-steps    = $(MULTI_SRCS)
 multi-flags    = $(if $(HAVE_MULTI),-I$(NCCL_INC) $(MPI_CFLAGS))
 print-%:

@@ -114,8 +114,8 @@ def step_rows(res, others):
     """One row per step, in the order of steps/."""
     lines = []
     for name, (path, tech) in techniques().items():
-        if name in ROWS_STEPS:           # many sums at once: its own table (rows_lines)
-            continue
+        if name in ROWS_STEPS or name in TYPES_STEPS:   # many sums at once (rows_lines), or
+            continue                                    # arrays of other types: their own tables
         row = [f"[{name}]({path})", tech.replace("|", "\\|")]
         row += [us_cell(res, name, n) for n in SIZES]
         row += [res.cell(name, SIZES[-1], "gbps"), res.cell(name, SIZES[0], "vs_cub"), res.determinism(name)]
@@ -171,6 +171,7 @@ def generate():
 
 
 ROWS_STEPS = ("11_rows",)
+TYPES_STEPS = ("12_types",)
 
 
 def rows_lines():

@@ -213,6 +213,14 @@ void add_options(const extra_option_t *extra, int count)
     g_extra_count = count < MAX_EXTRA ? count : MAX_EXTRA;
 }
 
+static const char *const *g_inputs;
+static int g_input_count;
+void add_inputs(const char *const *names, int count)
+{
+    g_inputs = names;
+    g_input_count = count;
+}
+
 /* Option k: a common one (k < N_OPTIONS), or extra option k - N_OPTIONS. */
 static const extra_option_t *option(int k)
 {
@@ -244,6 +252,10 @@ static int apply(int k, const char *value, block_rule_t rule, options_t *opt, ch
     case OPT_SEED: return parse_list(value, 0, opt->seed, &opt->seed_count, why, len);
     case OPT_INPUT:
         rc = dist_parse(value, why, len);
+        for (int i = 0; rc < 0 && i < g_input_count; i++)
+            if (strcmp(value, g_inputs[i]) == 0) rc = DIST_COUNT + i;
+        for (int i = 0; rc < 0 && i < g_input_count; i++)
+            snprintf(why + strlen(why), len - strlen(why), ", %s", g_inputs[i]);
         opt->input = rc < 0 ? DIST_UNIFORM : (dist_t)rc;
         return rc < 0 ? -1 : 0;
     case OPT_FILE:
@@ -340,16 +352,22 @@ void print_help(FILE *f, const char *prog, const program_t *p)
         "                     3*2^30, 10^8+7. A list runs each size in turn.\n"
         "  --seed S[,S...]    input seed(s) (default 1); same seed, same input\n"
         "  --input NAME       the array to sum (default uniform), drawn from the seed:\n",
-        p->name, p->technique, p->matrix ? "Sums every row of a matrix of" : "Sums an array of", ELEM_NAME,
+        p->name, p->technique, p->matrix ? "Sums every row of a matrix of" : p->typed ? "Reduces an array of"
+        : "Sums an array of", p->typed ? "--type's elements by --op" : ELEM_NAME,
         p->matrix ? "each row's sum" : "the result", prog, (size_t)DEFAULT_N);
     for (int d = 0; d < DIST_COUNT; d++)
         fprintf(f, "                     %-8s %s\n", dist_info[d].name, dist_info[d].line);
+    if (p->typed)
+        fprintf(f, "  --input-file PATH  reduce the array in PATH instead: a 1-D .npy of '<f2' (half),\n"
+                   "                     '<f4', '<f8' or '<i4' (int32), or raw bf16 named *.bf16 (the\n"
+                   "                     file sets n; its type must be --type's)\n");
+    else
+        fprintf(f, "  --input-file PATH  sum the floats in PATH instead: raw little-endian float32,\n"
+                   "                     or a %s float32 .npy (the file sets n)\n",
+                p->matrix ? "1-D or 2-D (rows, length)" : "one-dimensional");
     fprintf(f,
-        "  --input-file PATH  sum the floats in PATH instead: raw little-endian float32,\n"
-        "                     or a %s float32 .npy (the file sets n)\n"
         "  --reps R           timed runs after the warm-up (default %d, fewer if\n"
-        "                     one run takes over 0.1 s); max %d\n",
-        p->matrix ? "1-D or 2-D (rows, length)" : "one-dimensional", DEFAULT_REPS, MAX_REPS);
+        "                     one run takes over 0.1 s); max %d\n", DEFAULT_REPS, MAX_REPS);
     if (p->block_rule == BLOCK_POW2 && p->block_from_n)
         fprintf(f, "  --block T          threads per block, a power of two 32..1024 (default: the\n"
                    "                     step chooses from n, %d for small n)\n", p->default_block);

@@ -58,7 +58,11 @@ double summation_depth(combine_t combine, size_t n, int grid, int block)
 
 double error_bound(double depth, double abs_sum, int rigorous)
 {
-    const double u = UNIT_ROUNDOFF;
+    return error_bound_u(depth, abs_sum, rigorous, UNIT_ROUNDOFF);
+}
+
+double error_bound_u(double depth, double abs_sum, int rigorous, double u)
+{
     double theta = rigorous ? (depth * u < 1 ? depth * u / (1 - depth * u) : INFINITY)
                             : expm1(LAMBDA * sqrt(depth) * u + depth * u * u / (1 - u));
     return abs_sum > 0 ? theta * abs_sum : 0;

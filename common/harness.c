@@ -195,7 +195,7 @@ int run_step(int argc, char **argv, const step_t *step)
         (step->chunk == 0 || step->chunk % 128 || step->chunk > ((size_t)1 << 24)))
         device_fail("the step's chunk must be a multiple of 128 elements, at most 2^24");
     driver_t d = { .prog = { step->name, step->technique, step->block_rule, step->default_block,
-                             step->block_size != NULL, 0 },
+                             step->block_size != NULL, 0, 0 },
                    .ctx = (void *)step, .open = open_one, .one = step_one };
     return drive(argc, argv, &d);
 }

@@ -23,6 +23,9 @@
  * and, for step 11's matrices, rows/:
  *   rows/rows.h     what such a step tells the harness (run_rows)
  *   rows/rows.c     run_rows: a sum for every row, every row checked
+ * and, for step 12's arrays of any type, types/ (types/typed.h has its map):
+ *   types/types.h   what such a step tells the harness (run_types)
+ *   types/types.c   run_types: any type, any operator, every run checked
  */
 #ifndef PARTS_H
 #define PARTS_H
@@ -71,6 +74,7 @@ typedef struct {
     int default_block;
     int block_from_n;  /* the default block is chosen from n (default_block for small n) */
     int matrix;        /* --input-file may be a 2-D .npy (step 11's rows) */
+    int typed;         /* --type chooses the elements, --input-file reads typed files (step 12) */
 } program_t;
 
 typedef struct {
@@ -99,6 +103,9 @@ typedef struct {
     int (*set)(const char *value, char *why, size_t len);
 } extra_option_t;
 void add_options(const extra_option_t *extra, int count);
+/* Inputs a program draws besides the distributions (step 12's nan, inf):
+ * --input takes them too, as DIST_COUNT + their place in names. */
+void add_inputs(const char *const *names, int count);
 
 /* Parses argv into *opt. Returns 0, or EXIT_USAGE with a one-line reason in
  * err (no trailing newline). */
@@ -121,6 +128,8 @@ double summation_depth(combine_t combine, size_t n, int grid, int block);
 /* The error bound for a float result (see bound.c for the derivation):
  * probabilistic, or (rigorous) the classic worst case, for any input. */
 double error_bound(double depth, double abs_sum, int rigorous);
+/* The same for a sum rounded to unit roundoff u (2^-24 float, 2^-53 double). */
+double error_bound_u(double depth, double abs_sum, int rigorous, double u);
 
 /* Distance between two floats in units in the last place (0 if equal). */
 double ulp_distance(float a, float b);

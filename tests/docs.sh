@@ -91,10 +91,14 @@ check() {
 }
 
 # ---- without Pandoc -------------------------------------------------------------
+# Every step has its chapter; only the newest may come before it (a SKIP).
+newest=$(ls steps/[0-9][0-9]_*.cu | tail -1)
 for f in steps/[0-9][0-9]_*.cu; do
     name=$(basename "$f" .cu)
     if [ -f "docs/$name.md" ]; then
         pass "docs/chapters/$name"
+    elif [ "$f" = "$newest" ]; then
+        skip "docs/chapters/$name" "the newest step has no chapter docs/$name.md yet"
     else
         fail "docs/chapters/$name" "steps/$name.cu has no chapter docs/$name.md"
     fi
@@ -364,8 +368,9 @@ if $MAKE docs-clean >/dev/null && $MAKE docs COURSE_DIR=build/course-build LAB_P
     else
         skip docs/widths "no headless Chromium to measure the pages with (apt-get install chromium)"
     fi
-    # The footer of every page and the README's title count the steps there are.
-    count=$(ls steps/[0-9][0-9]_*.cu | wc -l)
+    # The footer of every page and the README's title count the steps there are
+    # (with a chapter: the newest step may come before its own, see docs/chapters).
+    count=$(for f in steps/[0-9][0-9]_*.cu; do n=$(basename "$f" .cu); [ -f "docs/$n.md" ] && echo "$n"; done | wc -l)
     word=$(python3 -c 'import sys; w = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(); n = int(sys.argv[1]); print(w[n] if n < len(w) else n)' "$count")
     wrong=$(grep -L "a CUDA course in $word steps" build/docs/*.html build/docs/answers/*.html | tr '\n' ' ')
     if [ -n "$wrong" ]; then

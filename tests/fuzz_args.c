@@ -426,7 +426,7 @@ static void fuzz_parse_args(long *accepted)
     char *err = malloc(errlen);
     if (!err) { printf("FAIL hygiene/fuzz-args: out of memory\n"); exit(1); }
     memset(err, 'Z', errlen);
-    program_t prog = { "stepNN", "fuzzed", rule, 256, 0, 0 };
+    program_t prog = { "stepNN", "fuzzed", rule, 256, 0, 0, 0 };
     int rc = parse_args(argc, argv, &prog, &opt, err, errlen);
     if (rc == 0) {
         check_success(argc, argv, rule, &opt);

@@ -42,6 +42,9 @@ NAMED = {
     "--input": ["empty", "missing", "unknown name", "twice"],
     "--input-file": ["empty", "missing", "no such file", "twice", "with --n", "with --seed",
                      "with --input"],
+    "--type": ["empty", "missing", "unknown name", "twice"],              # step 12's
+    "--op": ["empty", "missing", "unknown name", "twice"],
+    "--save-input": ["empty", "missing", "no such file", "twice"],
 }
 KINDS = ["empty", "missing", "negative", "zero", "text", "too large", "past 2^64",
          "garbage", "twice"]
@@ -131,7 +134,7 @@ def named_kinds(argv, names):
                 found.add((opt, "missing"))
             elif value == "":
                 found.add((opt, "empty"))
-            elif opt == "--input":
+            elif opt in ("--input", "--type", "--op"):
                 found.add((opt, "unknown name"))
             elif not Path(value).exists():
                 found.add((opt, "no such file"))
@@ -174,8 +177,10 @@ def block_rules():
     for f in sorted(Path("steps").glob("[0-9][0-9]_*.cu")):
         text = f.read_text()
         m = re.search(r"\.block_rule\s*=\s*(BLOCK_\w+)", text)
-        # A step on several GPUs (multi_step_t) takes powers of two, like steps 01-08.
-        steps[f.name[:2]] = m.group(1) if m else "BLOCK_POW2" if "multi_step_t" in text else "BLOCK_ANY"
+        # A step on several GPUs (multi_step_t) or of any type (types_step_t) takes powers of
+        # two, like steps 01-08.
+        pow2 = "multi_step_t" in text or "types_step_t" in text
+        steps[f.name[:2]] = m.group(1) if m else "BLOCK_POW2" if pow2 else "BLOCK_ANY"
     return steps
 
 

@@ -26,6 +26,12 @@ $(TB)/unit_inputs $(TB)/unit_inputs_san $(TB)/unit_inputs_mutant: $(INPUTS_DEPS)
 	    -o $@ $(INPUTS_TEST) $(if $(findstring mutant,$(notdir $@)),$(filter-out %/exact_round.c,$(INPUTS_SRCS)) $(TB)/mutant/exact_round.c,$(INPUTS_SRCS)) -lm
 $(TB)/unit_inputs_mutant: $(TB)/mutant/exact_round.c
 unit: $(TB)/unit_inputs $(TB)/unit_inputs_mutant $(TB)/unit_inputs_san  ## tests: build the host unit tests only (make test T=unit builds and runs them)
+# Step 12's harness on the CPU: the double accumulator, references, typed files.
+TYPES_TEST_SRCS := $(addprefix common/types/,dexact.c reference.c tfile.c) $(INPUTS_SRCS)
+$(TB)/unit_types: tests/unit_types.c $(TYPES_TEST_SRCS) $(TYPES_HEADERS) $(INPUTS_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(TYPES_TEST_SRCS) -lm
+unit: $(TB)/unit_types
 # The exact sum's cost per element beside a plain loop (lab/exact-reference/).
 $(BUILD)/lab/exact_speed: lab/exact-reference/exact_speed.c $(INPUTS_DEPS)
 	@mkdir -p $(@D)
@@ -66,6 +72,8 @@ $(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).
   $(call prog2,$(BUILD)/mutants/$(m),$(BUILD)/mutants/src/$(m).cu,,-Isteps,,,,mutants))
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
   $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
+$(foreach m,$(call sed_names,types),$(call sed_mutant,$(BUILD)/mutants/types/src/$(m).cu,tests/mutants/types/$(m).sed,$(TYPES_SRCS))\
+  $(call prog,$(BUILD)/mutants/types/$(m),$(BUILD)/mutants/types/src/$(m).cu,float,-Isteps,$(TYPES_OBJS),,$(TYPES_HEADERS),types-mutants))
 $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact_gpu/$(m).cu,tests/mutants/exact_gpu/$(m).sed,steps/10_exact.cu)\
   $(call prog,$(BUILD)/mutants/exact_gpu/$(m),$(BUILD)/mutants/exact_gpu/$(m).cu,float,-Isteps,,,,exact-gpu-mutants))
 # ---- programs on several GPUs, where NCCL and MPI are, with the harness's test seams:

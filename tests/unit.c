@@ -79,7 +79,7 @@ static int parse(block_rule_t rule, options_t *opt, char *err, size_t len, ...)
     for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;) argv[argc++] = a;
     va_end(ap);
     err[0] = '\0';
-    program_t prog = { "stepNN", "a test", rule, 256, 0, 0 };
+    program_t prog = { "stepNN", "a test", rule, 256, 0, 0, 0 };
     return parse_args(argc, argv, &prog, opt, err, len);
 }
 
@@ -143,7 +143,7 @@ static void test_args(void)
         int argc = 1;
         for (int k = 0; k < 4 && bad[i].a[k]; k++) argv[argc++] = (char *)bad[i].a[k];
         err[0] = '\0';
-        program_t prog = { "stepNN", "a test", bad[i].rule, 256, 0, 0 };
+        program_t prog = { "stepNN", "a test", bad[i].rule, 256, 0, 0, 0 };
         rc = parse_args(argc, argv, &prog, &o, err, sizeof err);
         check(rc == EXIT_USAGE && strstr(err, bad[i].why) != NULL,
               "bad arguments '%s %s %s' -> exit 2, '%s' (said '%s')", argv[1],

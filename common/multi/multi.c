@@ -311,7 +311,7 @@ int run_multi(int argc, char **argv, const multi_step_t *step)
     if (step->chunk == 0 || step->chunk > ((size_t)1 << 24))
         device_fail("the step's chunk must be 1 to 2^24 elements");
     driver_t d = { .prog = { step->name, step->technique, BLOCK_POW2, step->default_block,
-                             step->block_size != NULL, 0 },
+                             step->block_size != NULL, 0, 0 },
                    .extra = extra, .extra_count = (int)(sizeof extra / sizeof extra[0]), .ctx = (void *)step,
                    .after_options = check_options, .open = open_team, .one = team_one, .close = close_team };
     return drive(argc, argv, &d);

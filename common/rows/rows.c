@@ -441,7 +441,7 @@ static int shape_one(driver_t *d, const options_t *opt, int i, const source_t *s
 int run_rows(int argc, char **argv, const rows_step_t *step)
 {
     g_step = step->name;
-    driver_t d = { .prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1 },
+    driver_t d = { .prog = { step->name, step->technique, step->block_rule, step->default_block, 0, 1, 0 },
                    .extra = row_options, .extra_count = 3, .ctx = (void *)step,
                    .after_options = check_shapes, .open = open_one, .one = shape_one };
     return drive(argc, argv, &d);

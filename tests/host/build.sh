@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The build tier: every program the other tiers run compiles. tests/run
 # sources this file first, whatever T says (the other tiers need what it builds).
-listed="$($MAKE -s print-steps) $($MAKE -s print-rows-steps)"
+listed="$($MAKE -s print-steps) $($MAKE -s print-rows-steps) $($MAKE -s print-types-steps)"
 for f in steps/[0-9][0-9]_*.cu; do
     case " $listed " in
     *" $f "*) pass "build/makefile-lists/$f" ;;
@@ -34,6 +34,7 @@ build answers-rows answers-rows
 if [ "$HAVE_GPU" = 1 ] || [ "$FULL" = 1 ]; then
     build mutants mutants
     build rows-mutants rows-mutants
+    build types-mutants types-mutants
     build ranks-programs ranks-programs
     gpu_planned harris && build harris harris-kernels
     gpu_planned clusters && build clusters clusters-programs

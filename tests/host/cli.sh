@@ -21,7 +21,7 @@ while IFS='|' read -r which env args want regex; do
     read -r regex <<<"$regex"
     read -r -a list <<<"$args"; words=${list[*]}
     if [ "$which" = all ]; then
-        which="$STEPS $ROWS"
+        which="$STEPS $ROWS $TYPES"
         for m in $MULTI; do [ -x step$m ] && which="$which $m"; done
     fi
     for s in $which; do

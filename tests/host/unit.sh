@@ -10,3 +10,11 @@ for u in build/tests/unit_float build/tests/unit_exact; do
         fail "unit/$(basename "$u")" "not built"
     fi
 done
+# Step 12's harness on the CPU: the double accumulator, references, typed files.
+if [ -x build/tests/unit_types ]; then
+    types_tmp=$(mktemp -d)
+    build/tests/unit_types "$types_tmp" | collect
+    rm -rf "$types_tmp"
+else
+    fail "unit/unit_types" "not built"
+fi

@@ -1,0 +1,283 @@
+/* 12_types.cu: any type, any operator, and which of them need steps 08-10 at all.
+ *
+ *     make step12 && ./step12 --type bf16 --op argmax
+ *
+ * Changed since 07: one kernel for every --type and --op, templated on the
+ * input type and an operator: a struct with an identity (what changes
+ * nothing: 0 for a sum, -inf for a max), what an element brings (x, x * x,
+ * or x with its index) and how two partial results combine. The kernel is
+ * step 07's tree of combines: threads, blocks, then block 0 after grid.sync().
+ * Which bits come out of that tree?
+ *   - integer sums, max, min and argmax are associative and commutative bit
+ *     for bit: every tree, so every grid, block and GPU, gives the same bits;
+ *   - float sums are not: one launch shape gives one result, another may
+ *     differ in the last bits. Steps 08-10 exist for them alone.
+ * Max, min and argmax are associative to the last bit because of three
+ * rules (the harness checks them):
+ *   - order: a float compares as the integer of its bits, negatives flipped,
+ *     so -0 is below +0 (numpy and torch call them equal);
+ *   - NaN: any NaN makes max and min the canonical NaN (bits 0x7fc00000) and
+ *     argmax the index of the first NaN, as numpy.argmax and torch.argmax do;
+ *   - ties: the smallest index wins, as in numpy.argmax and torch.argmax.
+ * Half and bf16 sum in float, sumsq is the sum of x * x in float (RMSNorm's
+ * statistic), int32 sums in int64: exact while n < 2^32 (|sum| < 2^63), and
+ * the harness refuses a larger n. Every load is 16 bytes (8 halves or bf16s,
+ * 4 floats or int32s, 2 doubles); the elements before the first 16-byte
+ * boundary and after the last vector are read one by one. A .bf16 file
+ * (--input-file) is raw 16-bit words, as numpy has no bf16:
+ * t.view(torch.int16).numpy().tofile("x.bf16") from torch; --help says how
+ * from numpy's float32.
+ *
+ * Base: steps/07_cooperative.cu
+ * Changed functions: block_sum, reduce_kernel, grid_size
+ */
+#include <climits>
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "../common/types/types.h"
+
+namespace cg = cooperative_groups;
+
+#define LOADS_IN_FLIGHT 4   // independent 16-byte loads per thread per round
+
+// ---- operators --------------------------------------------------------------
+// [begin operators]
+// An element as its accumulator sees it: half and bf16 become floats (every
+// one of them is a float exactly); the rest stay as they are.
+__device__ float widen(float x) { return x; }
+__device__ float widen(__half x) { return __half2float(x); }
+__device__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ double widen(double x) { return x; }
+__device__ int widen(int x) { return x; }
+
+template <typename In, typename Acc>
+struct Sum {
+    using acc_t = Acc;
+    __device__ static Acc identity() { return 0; }
+    __device__ static Acc element(In x, size_t) { return (Acc)widen(x); }
+    __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+};
+
+// x * x rounded to float on its own (__fmul_rn: never fused into the add).
+template <typename In>
+struct SumSq {
+    using acc_t = float;
+    __device__ static float identity() { return 0; }
+    __device__ static float element(In x, size_t) { return __fmul_rn(widen(x), widen(x)); }
+    __device__ static float combine(float a, float b) { return a + b; }
+};
+
+// The order of max and min: a float's bits as an integer, the magnitude bits
+// of negatives flipped, so that -0 < +0 and -inf is the lowest. Any NaN
+// becomes the canonical one, which every combine keeps.
+__device__ int order_key(float x) { int b = __float_as_int(x); return b < 0 ? b ^ INT_MAX : b; }
+__device__ int order_key(int x) { return x; }
+__device__ bool is_nan(float x) { return x != x; }
+__device__ bool is_nan(int) { return false; }
+__device__ float canonical(float x) { return is_nan(x) ? __int_as_float(0x7fc00000) : x; }
+__device__ int canonical(int x) { return x; }
+__device__ float lowest(float) { return -INFINITY; }   // the identities of max and min
+__device__ int lowest(int) { return INT_MIN; }
+__device__ float highest(float) { return INFINITY; }
+__device__ int highest(int) { return INT_MAX; }
+
+// The larger (MAX) or smaller of a and b; a NaN wins either way.
+template <typename In, bool MAX>
+struct Extreme {
+    using acc_t = decltype(widen(In()));
+    __device__ static acc_t identity() { return MAX ? lowest(acc_t()) : highest(acc_t()); }
+    __device__ static acc_t element(In x, size_t) { return canonical(widen(x)); }
+    __device__ static acc_t combine(acc_t a, acc_t b)
+    {
+        if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
+        return (order_key(a) > order_key(b)) == MAX ? a : b;   // equal keys: equal bits
+    }
+};
+
+// The first index of the largest value: a value with its index (the slot's
+// layout, types.h), compared by NaN first, then the value, then the index.
+template <typename V> struct arg_t { V value; long long index; };
+
+template <typename In>
+struct ArgMax {
+    using V = decltype(widen(In()));
+    using acc_t = arg_t<V>;
+    __device__ static acc_t identity() { return { lowest(V()), LLONG_MAX }; }
+    __device__ static acc_t element(In x, size_t i) { return { canonical(widen(x)), (long long)i }; }
+    __device__ static acc_t combine(acc_t a, acc_t b)
+    {
+        bool na = is_nan(a.value), nb = is_nan(b.value);
+        if (na != nb) return na ? a : b;                      // a NaN beats every number
+        if (!na && order_key(a.value) != order_key(b.value))
+            return order_key(a.value) > order_key(b.value) ? a : b;
+        return a.index < b.index ? a : b;                     // a tie: the first index
+    }
+};
+// [end operators]
+
+// ---- kernels ----------------------------------------------------------------
+// [begin thread_fold]
+// Sixteen bytes of In, one load: 8 halves or bf16s, 4 floats or int32s, 2 doubles.
+template <typename In> struct alignas(16) vec16 { In x[16 / sizeof(In)]; };
+
+// This thread's share of in[0..n), folded into one accumulator: the head
+// (elements before the first 16-byte boundary: one each for the first
+// threads), vectors rank, rank + stride, ... as in step 07, then the tail.
+template <typename In, typename Op>
+__device__ typename Op::acc_t thread_fold(cg::grid_group grid, const In *in, size_t n)
+{
+    constexpr int W = 16 / sizeof(In);
+    size_t rank = grid.thread_rank(), stride = grid.num_threads();
+    size_t head = (16 - (size_t)in % 16) % 16 / sizeof(In);
+    head = head < n ? head : n;
+    typename Op::acc_t acc = Op::identity();
+    if (rank < head)
+        acc = Op::combine(acc, Op::element(in[rank], rank));
+    const vec16<In> *vecs = (const vec16<In> *)(in + head);
+    size_t count = (n - head) / W, i = rank;
+    for (; i + (LOADS_IN_FLIGHT - 1) * stride < count; i += LOADS_IN_FLIGHT * stride) {
+        vec16<In> v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            v[k] = vecs[i + k * stride];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            #pragma unroll
+            for (int j = 0; j < W; j++)
+                acc = Op::combine(acc, Op::element(v[k].x[j], head + (i + k * stride) * W + j));
+    }
+    for (; i < count; i += stride) {                      // fewer than a round left
+        vec16<In> v = vecs[i];
+        #pragma unroll
+        for (int j = 0; j < W; j++)
+            acc = Op::combine(acc, Op::element(v.x[j], head + i * W + j));
+    }
+    size_t tail = head + count * W;                       // the last (n - head) % W
+    if (tail + rank < n)
+        acc = Op::combine(acc, Op::element(in[tail + rank], tail + rank));
+    return acc;
+}
+// [end thread_fold]
+
+// [begin block_sum]
+// One value per thread folded across the block: each 32-thread tile by a
+// shuffle tree, then tile 0 folds the tiles'. Valid in thread 0.
+template <typename Op>
+__device__ typename Op::acc_t tile_fold(cg::thread_block_tile<32> tile, typename Op::acc_t v)
+{
+    for (unsigned offset = 16; offset > 0; offset /= 2)
+        v = Op::combine(v, tile.shfl_down(v, offset));
+    return v;
+}
+
+template <typename Op>
+__device__ typename Op::acc_t block_sum(cg::thread_block block, typename Op::acc_t v)
+{
+    __shared__ typename Op::acc_t tile_accs[32];   // one per tile: at most 1024 / 32
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    v = tile_fold<Op>(tile, v);
+    if (tile.thread_rank() == 0)
+        tile_accs[tile.meta_group_rank()] = v;
+    block.sync();                          // every tile's result is written
+    if (tile.meta_group_rank() == 0) {
+        unsigned tiles = tile.meta_group_size();
+        v = tile.thread_rank() < tiles ? tile_accs[tile.thread_rank()] : Op::identity();
+        v = tile_fold<Op>(tile, v);
+    }
+    return v;
+}
+// [end block_sum]
+
+// [begin kernel]
+// Step 07's kernel with Op's identity and combine in place of 0 and +.
+template <typename In, typename Op>
+__global__ void reduce_kernel(const In *in, size_t n, typename Op::acc_t *partials,
+                              typename Op::acc_t *out)
+{
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    typename Op::acc_t total = block_sum<Op>(block, thread_fold<In, Op>(grid, in, n));
+    if (block.thread_rank() == 0)
+        partials[grid.block_rank()] = total;
+    grid.sync();                           // every partial is written and visible
+
+    if (grid.block_rank() != 0)
+        return;
+    typename Op::acc_t v = Op::identity();
+    for (unsigned i = block.thread_rank(); i < grid.num_blocks(); i += block.size())
+        v = Op::combine(v, partials[i]);
+    total = block_sum<Op>(block, v);
+    if (block.thread_rank() == 0)
+        *out = total;
+}
+// [end kernel]
+
+// ---- launcher ---------------------------------------------------------------
+// [begin launcher]
+template <typename In, typename Op>
+static void launch(const void *d_in, types_slot_t *d_out, const types_launch_t *L, cudaStream_t stream)
+{
+    const In *in = (const In *)d_in;
+    size_t n = L->n;
+    typename Op::acc_t *partials = (typename Op::acc_t *)L->scratch, *out = (typename Op::acc_t *)d_out;
+    void *args[] = { &in, &n, &partials, &out };   // the kernel's arguments, in order
+    CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)reduce_kernel<In, Op>, L->grid, L->block,
+                                           args, 0, stream));
+}
+
+// Every pair the step reduces: the harness refuses the others.
+#define PAIR(type, op, In, ...) { type, op, (const void *)reduce_kernel<In, __VA_ARGS__>, launch<In, __VA_ARGS__> }
+typedef __nv_bfloat16 bf16;
+static const types_pair_t pairs[] = {
+    PAIR(TYPE_FLOAT, OP_SUM, float, Sum<float, float>),
+    PAIR(TYPE_DOUBLE, OP_SUM, double, Sum<double, double>),
+    PAIR(TYPE_HALF, OP_SUM, __half, Sum<__half, float>),
+    PAIR(TYPE_BF16, OP_SUM, bf16, Sum<bf16, float>),
+    PAIR(TYPE_INT32, OP_SUM, int, Sum<int, long long>),
+    PAIR(TYPE_FLOAT, OP_SUMSQ, float, SumSq<float>),
+    PAIR(TYPE_BF16, OP_SUMSQ, bf16, SumSq<bf16>),
+    PAIR(TYPE_FLOAT, OP_MAX, float, Extreme<float, true>),
+    PAIR(TYPE_BF16, OP_MAX, bf16, Extreme<bf16, true>),
+    PAIR(TYPE_INT32, OP_MAX, int, Extreme<int, true>),
+    PAIR(TYPE_FLOAT, OP_MIN, float, Extreme<float, false>),
+    PAIR(TYPE_BF16, OP_MIN, bf16, Extreme<bf16, false>),
+    PAIR(TYPE_INT32, OP_MIN, int, Extreme<int, false>),
+    PAIR(TYPE_FLOAT, OP_ARGMAX, float, ArgMax<float>),
+    PAIR(TYPE_BF16, OP_ARGMAX, bf16, ArgMax<bf16>),
+    PAIR(TYPE_INT32, OP_ARGMAX, int, ArgMax<int>),
+};
+
+// As step 07: no more blocks than the GPU runs at once (for this pair's
+// kernel), nor than there are rounds of 16-byte loads for.
+static size_t grid_size(const types_launch_t *L)
+{
+    int cooperative = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, L->device));
+    if (!cooperative)
+        device_fail("this GPU does not support cooperative launches "
+                    "(cudaDevAttrCooperativeLaunch is 0), which grid.sync() needs");
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pairs[L->pair].kernel, L->block, 0));
+    size_t resident = (size_t)per_sm * L->sm_count;
+    size_t needed = div_up(L->n, (size_t)L->block * LOADS_IN_FLIGHT * (16 / L->elem_bytes));
+    return min_size(resident, needed);
+}
+
+// One partial per block, each at most a slot's 16 bytes.
+static size_t scratch_size(const types_launch_t *L) { return L->grid * sizeof(types_slot_t); }
+// [end launcher]
+
+// ---- step -------------------------------------------------------------------
+static const types_step_t step = {
+    .name = "12_types",
+    .technique = "one cooperative kernel for every type and operator",
+    .default_block = 512,
+    .pairs = pairs,
+    .pair_count = sizeof pairs / sizeof pairs[0],
+    .grid_size = grid_size,
+    .scratch_size = scratch_size,
+};
+
+int main(int argc, char **argv) { return run_types(argc, argv, &step); }
