@@ -150,8 +150,10 @@ int drive(int argc, char **argv, driver_t *d)
     options_t opt;
     infile_t file;
     if (d->extra) add_options(d->extra, d->extra_count);
-    int done = read_command_line(argc, argv, &d->prog, &opt, &file);
+    memset(&file, 0, sizeof file);
+    int done = d->read ? d->read(d, argc, argv, &opt) : read_command_line(argc, argv, &d->prog, &opt, &file);
     if (done >= 0) return done;     /* --help, or a mistake */
+    if (d->read) opt.input_file = NULL;     /* the program's own file, in its ctx */
     if (d->after_options && (done = d->after_options(d, argc, argv, &opt, &file)) != EXIT_OK) {
         if (opt.input_file) infile_close(&file);
         return done;

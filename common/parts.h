@@ -307,6 +307,9 @@ typedef struct driver_s {
     const extra_option_t *extra;   /* options the program adds, or NULL */
     int extra_count;
     void *ctx;
+    /* The command line, where a program reads it its own way (NULL:
+     * read_command_line): -1 to go on, or the exit code to end with now. */
+    int (*read)(struct driver_s *d, int argc, char **argv, options_t *opt);
     /* After the options (NULL: none): EXIT_OK to go on, or an exit code
      * after saying why (the file, if open, is closed by the driver). */
     int (*after_options)(struct driver_s *d, int argc, char **argv, const options_t *opt,

@@ -485,52 +485,74 @@ static void refuse(const types_step_t *step, const options_t *opt, const tfile_t
                      "int32s stops being exact (|sum| < 2^63); sum the array in parts", opt->n[i]);
 }
 
-int run_types(int argc, char **argv, const types_step_t *step)
+static tfile_t g_file;
+static int g_has_file, g_pair;
+static device_t g_dev;
+
+static int read_types(driver_t *d, int argc, char **argv, options_t *opt)
 {
-    g_step = step->name;
-    program_t prog = { step->name, step->technique, BLOCK_POW2, step->default_block, 0, 0, 1 };
-    options_t opt;
-    tfile_t file;
+    const types_step_t *step = (const types_step_t *)d->ctx;
     char err[600];
-    add_options(type_options, 3);
     add_inputs(extra_inputs, 2);
-    if (parse_args(argc, argv, &prog, &opt, err, sizeof err)) {
+    if (parse_args(argc, argv, &d->prog, opt, err, sizeof err)) {
         fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
         return EXIT_USAGE;
     }
-    if (opt.help) {
-        print_help(stdout, argv[0], &prog);
+    if (opt->help) {
+        print_help(stdout, argv[0], &d->prog);
         print_types_help(step);
         return EXIT_OK;
     }
-    if (opt.input_file && tfile_open(&file, opt.input_file, err, sizeof err)) {
+    if (opt->input_file && tfile_open(&g_file, opt->input_file, err, sizeof err)) {
         fprintf(stderr, "%s: --input-file: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
         return EXIT_USAGE;
     }
-    if (opt.input_file) opt.n[0] = file.n, opt.n_count = 1, opt.seed[0] = 0, opt.seed_count = 1;
-    refuse(step, &opt, opt.input_file ? &file : NULL, err, sizeof err);
+    g_has_file = opt->input_file != NULL;
+    if (g_has_file) opt->n[0] = g_file.n, opt->n_count = 1, opt->seed[0] = 0, opt->seed_count = 1;
+    refuse(step, opt, g_has_file ? &g_file : NULL, err, sizeof err);
     if (err[0]) {
         fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, err, argv[0]);
-        if (opt.input_file) tfile_close(&file);
+        if (g_has_file) tfile_close(&g_file);
         return EXIT_USAGE;
     }
-    device_t dev;
+    g_pair = find_pair(step, g_type, g_op);
+    return -1;
+}
+
+/* The header is this step's own: the type, the operator, the file. */
+static const device_t *open_one(driver_t *d, const options_t *opt, const char **how)
+{
+    (void)how;
     count_devices();
-    open_device_id(&dev, 0);
-    if (opt.csv) printf("%s\n", CSV_HEADER);
+    open_device_id(&g_dev, 0);
+    if (opt->csv) printf("%s\n", CSV_HEADER);
     else printf("# %s on %s (sm_%d%d, %d SMs, %.0f MB L2, nominal %.0f GB/s), %s elements, %s, %s %s\n",
-                step->name, dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes / 1e6,
-                dev.peak_gbps, type_info[g_type].name, op_name[g_op], opt.input_file ? "from" : "input",
-                opt.input_file ? opt.input_file : input_name((int)opt.input));
+                d->prog.name, g_dev.name, g_dev.cc_major, g_dev.cc_minor, g_dev.sm_count, g_dev.l2_bytes / 1e6,
+                g_dev.peak_gbps, type_info[g_type].name, op_name[g_op], g_has_file ? "from" : "input",
+                g_has_file ? g_file.path : input_name((int)opt->input));
     fflush(stdout);
-    int worst = EXIT_OK, pair = find_pair(step, g_type, g_op);
-    for (int i = 0; i < opt.n_count; i++)
-        for (int s = 0; s < opt.seed_count; s++) {
-            source_t src = { opt.input, opt.seed[s], NULL };
-            int rc = run_one(step, &opt, &dev, opt.n[i], &src, opt.input_file ? &file : NULL, pair);
-            if (rc > worst) worst = rc;
-        }
-    if (opt.input_file) tfile_close(&file);
+    return NULL;
+}
+
+static int types_one(driver_t *d, const options_t *opt, int i, const source_t *src)
+{
+    source_t drawn = { src->dist, src->seed, NULL };
+    return run_one((const types_step_t *)d->ctx, opt, &g_dev, opt->n[i], &drawn, g_has_file ? &g_file : NULL,
+                   g_pair);
+}
+
+static void close_types(driver_t *d)
+{
+    (void)d;
+    if (g_has_file) tfile_close(&g_file);
     CUDA_CHECK(cudaDeviceReset());
-    return worst;
+}
+
+int run_types(int argc, char **argv, const types_step_t *step)
+{
+    g_step = step->name;
+    driver_t d = { .prog = { step->name, step->technique, BLOCK_POW2, step->default_block, 0, 0, 1 },
+                   .extra = type_options, .extra_count = 3, .ctx = (void *)step, .read = read_types,
+                   .open = open_one, .one = types_one, .close = close_types };
+    return drive(argc, argv, &d);
 }
