@@ -123,22 +123,24 @@ $(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
 TYPES_HEADERS := $(HEADERS) $(wildcard common/types/*.h)
 TYPES_OBJS := $(patsubst common/%.c,$(BUILD)/float/%.o,$(wildcard common/types/*.c))
 $(TYPES_OBJS): $(TYPES_HEADERS)
-$(foreach f,$(TYPES_SRCS),$(call prog,step$(call num,$(f)),$(f),float,,$(TYPES_OBJS),,$(TYPES_HEADERS)))
-# What step NN adds to the harness: objects (float|exact), flags, link flags, headers.
+# What step NN adds to the harness: objects (float|exact), flags, link flags, headers,
+# builds (step 12's elements are typed: no uint32 build).
 is_multi     = $(filter $(1),$(MULTI_NUM))
 is_rows      = $(filter $(1),$(ROWS_NUM))
-part_objs    = $(if $(is_multi),$(call multi_objs,$(2)))$(if $(is_rows),$(BUILD)/$(2)/rows/rows.o)
+is_types     = $(filter $(1),$(TYPES_NUM))
+part_objs    = $(if $(is_multi),$(call multi_objs,$(2)))$(if $(is_rows),$(BUILD)/$(2)/rows/rows.o)$(if $(is_types),$(TYPES_OBJS))
 part_flags   = $(if $(is_multi),-I$(NCCL_INC))
 part_link    = $(if $(is_multi),$(MULTI_LINK))
-part_headers = $(if $(is_multi),$(MULTI_HEADERS))$(if $(is_rows),$(ROWS_HEADERS))
-BUILDABLE := $(STEP_SRCS) $(ROWS_SRCS) $(if $(HAVE_MULTI),$(MULTI_SRCS))
-$(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,float exact,$(call prog,$(if \
+part_headers = $(if $(is_multi),$(MULTI_HEADERS))$(if $(is_rows),$(ROWS_HEADERS))$(if $(is_types),$(TYPES_HEADERS))
+part_kinds   = float $(if $(is_types),,exact)
+BUILDABLE := $(STEP_SRCS) $(ROWS_SRCS) $(TYPES_SRCS) $(if $(HAVE_MULTI),$(MULTI_SRCS))
+$(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,$(call part_kinds,$(n)),$(call prog,$(if \
   $(filter exact,$(k)),$(BUILD)/exact/)step$(n),$(f),$(k),$(call part_flags,$(n)),$(call part_objs,$(n),$(k)),$(call \
   part_link,$(n)),$(call part_headers,$(n))))))
 .DEFAULT_GOAL := all
 ## make stepNN ## build: one step, e.g. make step03 && ./step03
-all: $(call steps_of,$(BUILDABLE)) $(TYPES_STEPS) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
-exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(BUILDABLE)))  ## build: the uint32 builds, in build/exact/
+all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
+exact: $(addprefix $(BUILD)/exact/,$(call steps_of,$(filter-out $(TYPES_SRCS),$(BUILDABLE))))  ## build: the uint32 builds, in build/exact/
 ifeq ($(HAVE_MULTI),)
 $(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%):
 	@echo "$(STEP09_MSG)" >&2; exit 1
