@@ -38,7 +38,7 @@ static int bad(infile_t *f, char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- 2. opening ----------------------------------------------------------------- */
 /* Reads exactly len bytes at offset off; -1 on an error or an early end. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
+int file_read_at(int fd, void *buf, size_t len, uint64_t off)
 {
     char *p = buf;
     while (len > 0) {
@@ -72,7 +72,7 @@ static int open_npy(infile_t *f, const unsigned char *b, uint64_t size, int max_
         return bad(f, err, errlen, "%s", why);
     char *hdr = malloc((size_t)hlen + 1);
     if (!hdr) return bad(f, err, errlen, "out of memory for its .npy header");
-    int rc = read_at(f->fd, hdr, hlen, f->data_at);
+    int rc = file_read_at(f->fd, hdr, hlen, f->data_at);
     hdr[rc ? 0 : hlen] = '\0';
     if (rc) snprintf(why, sizeof why, "cannot read its .npy header");
     else rc = npy_parse_header(hdr, &h, why, sizeof why) ||
@@ -118,7 +118,7 @@ static int open_file(infile_t *f, const char *path, int max_dims, char *err, siz
     if (!S_ISREG(st.st_mode)) return bad(f, err, errlen, "is not a regular file");
     uint64_t size = (uint64_t)st.st_size;
     if (size == 0) return bad(f, err, errlen, "the file is empty: nothing to sum");
-    if (read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
+    if (file_read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
         return bad(f, err, errlen, "cannot read it: %s",
                    errno ? strerror(errno) : "it ended early");
     if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, max_dims, err, errlen);
@@ -155,7 +155,7 @@ int infile_read(const infile_t *f, size_t first, size_t count, void *to, char *e
         return INFILE_BAD;
     }
     errno = 0;
-    if (read_at(f->fd, buf, count * sizeof(float), f->data_at + (uint64_t)first * 4) != 0) {
+    if (file_read_at(f->fd, buf, count * sizeof(float), f->data_at + (uint64_t)first * 4) != 0) {
         snprintf(err, errlen, "'%s': cannot read it: %s", f->path,
                  errno ? strerror(errno) : "it is shorter than when it was opened");
         return INFILE_BAD;

@@ -112,6 +112,9 @@ int infile_read(const infile_t *f, size_t first, size_t count, void *buf, char *
 int infile_open_matrix(infile_t *f, const char *path, char *err, size_t errlen);
 
 void infile_close(infile_t *f);
+/* Reads exactly len bytes of file descriptor fd at offset off; 0, or -1 on an
+ * error or an early end (for step 12's typed files too). */
+int file_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 #ifdef __cplusplus
 }

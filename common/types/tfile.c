@@ -30,18 +30,6 @@ static int bad(tfile_t *f, char *err, size_t errlen, const char *fmt, ...)
     return INFILE_BAD;
 }
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t r = pread(fd, p, len < ((size_t)1 << 30) ? len : (size_t)1 << 30, (off_t)off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        p += r, len -= (size_t)r, off += (uint64_t)r;
-    }
-    return 0;
-}
-
 static int ends_with(const char *s, const char *tail)
 {
     size_t a = strlen(s), b = strlen(tail);
@@ -58,7 +46,7 @@ static int open_npy(tfile_t *f, const unsigned char *b, uint64_t size, char *err
     if (npy_layout(b, size, &f->data_at, &hlen, why, sizeof why)) return bad(f, err, errlen, "%s", why);
     char *hdr = malloc((size_t)hlen + 1);
     if (!hdr) return bad(f, err, errlen, "out of memory for its .npy header");
-    int rc = read_at(f->fd, hdr, hlen, f->data_at);
+    int rc = file_read_at(f->fd, hdr, hlen, f->data_at);
     hdr[rc ? 0 : hlen] = '\0';
     if (rc) snprintf(why, sizeof why, "cannot read its .npy header");
     else rc = npy_parse_header(hdr, &h, why, sizeof why);
@@ -98,7 +86,7 @@ int tfile_open(tfile_t *f, const char *path, char *err, size_t errlen)
     if (!S_ISREG(st.st_mode)) return bad(f, err, errlen, "is not a regular file");
     uint64_t size = (uint64_t)st.st_size;
     if (size == 0) return bad(f, err, errlen, "the file is empty: nothing to reduce");
-    if (read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
+    if (file_read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
         return bad(f, err, errlen, "cannot read it: %s", errno ? strerror(errno) : "it ended early");
     if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, err, errlen);
     if (!ends_with(path, ".bf16"))
@@ -135,7 +123,7 @@ int tfile_read(const tfile_t *f, void *buf, char *err, size_t errlen)
 {
     size_t size = type_info[f->type].size;
     errno = 0;
-    if (read_at(f->fd, buf, f->n * size, f->data_at) != 0) {
+    if (file_read_at(f->fd, buf, f->n * size, f->data_at) != 0) {
         snprintf(err, errlen, "'%s': cannot read it: %s", f->path,
                  errno ? strerror(errno) : "it is shorter than when it was opened");
         return INFILE_BAD;
