@@ -160,17 +160,20 @@ background() {     # background GROUP COMMAND...: run it now, its lines kept for
       awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }' >"$LOGS/group_$g.secs" ) &
     bg_pid[$g]=$!
 }
-collected() {      # collected GROUP: wait for it, count its lines, keep its time
+collected() {      # collected GROUP [NAME]: wait for it, count its lines, keep its time
     wait "${bg_pid[$1]}"
     collect <"$LOGS/group_$1.out"
-    g_secs[$1]=$(cat "$LOGS/group_$1.secs")
+    g_secs[${2:-$1}]=$(cat "$LOGS/group_$1.secs")
     g_clock=
+    case "${2:-}" in gpu/*) group_line "$2"; g_shown[$2]=1 ;; esac
 }
 # run_group HOW: a group of the table, `source FILE` or a command whose lines
-# are counted.
+# are counted. In the background (a subshell) it prints every line, PASS
+# included, for collected to count in its place.
 run_group() {
     local how
     read -r -a how <<<"$1"
+    [ "$BASHPID" != "$$" ] && VERBOSE=1
     if [ "${how[0]}" = source ]; then
         . "${how[1]}"
     else
