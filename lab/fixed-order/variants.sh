@@ -14,6 +14,10 @@
 #   staged1, staged4        staged.cu: a block loads 1 or 4 chunks a round, one fence
 #   staged1c, staged4c      the same, the levels above loaded the same way
 #   staged1a    staged1 with every thread fencing (as step 08)
+#   chunk512    another order, the one the README proposes for small sums:
+#               chunks of 512 (four loads a lane, all at once), checked
+#               against the CPU replica of that order
+# PROGRAMS="step07 step08 chunk512 ..." times only those (default: all).
 set -eu
 out=${1:?usage: variants.sh OUT.csv [SIZES]}
 sizes=${2:-2^14,2^16,2^17,2^18,2^20,2^22,2^24,2^26,2^28}
@@ -57,8 +61,11 @@ edit steps/08_fixed_order.cu $B/even.cu "$fence_old" "$fence_new" "$inc_old" "$i
     return min_size(resident, div_up(chunks, rounds * warps));'
 edit steps/fixed_order.cuh $B/fo_l16.cuh '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 16 '
 edit steps/08_fixed_order.cu $B/l16.cu "$inc_old" '#include "fo_l16.cuh"'
+edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
+    '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
+edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fence1 even l16; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fence1 even l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -69,7 +76,8 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fence1 $B/even $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 ./step08 ./step07; do
+    case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
     if [ $first = 1 ]; then sed -n '1s/^/program,/p' $B/one.csv >> "$out"; first=0; fi
