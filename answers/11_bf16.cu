@@ -35,6 +35,13 @@
  * Exit 0 every row right, 1 some wrong, 2 bad usage, 3 a CUDA problem.
  * Float only: answers.mk builds no exact (uint32) version.
  *
+ * Built with -DSQUARES (answers.mk: 12_rms_rows, chapter 12, exercise 3) it
+ * sums each row's squares, RMSNorm's statistic: load4 squares every element
+ * as it makes it a float (__fmul_rn: never fused into an add), and the CPU
+ * squares the same floats, so the replica and the exact reference are step
+ * 11's, applied to the squares. A bf16 has 8 significant bits, so its square
+ * (16 bits) is exact in float unless it overflows or underflows.
+ *
  * Beside step 11's code: load4 gains an overload for bf16, chunk_sum takes
  * its element type as a parameter (bf16 for a row, float for the levels of
  * sums), the kernels and the launcher take bf16; the rest is new: the input,
@@ -46,6 +53,11 @@
  */
 #ifdef REDUCE_EXACT
 #error "11_bf16 sums bf16 in float: it has no exact (uint32) build"
+#endif
+#ifdef SQUARES
+#define NAME "12_rms_rows"      // each row's sum of squares
+#else
+#define NAME "11_bf16"
 #endif
 
 #include <cctype>
@@ -90,8 +102,19 @@ __device__ elem4_t load4(const elem_t *p, unsigned i, unsigned len)
     return v;
 }
 
+// What a row's element adds: itself, or with SQUARES its square, rounded on
+// its own (exact for a bf16 whose square stays in float's normal range).
+__device__ float term(float x)
+{
+#ifdef SQUARES
+    return __fmul_rn(x, x);
+#else
+    return x;
+#endif
+}
+
 // The same for bf16: four elements, 8 bytes, each made a float by putting its
-// 16 bits on top of 16 zero bits (exact: a bf16 is a float's top half).
+// 16 bits on top of 16 zero bits (exact: a bf16 is a float's top half), then term().
 // ALIGNED: p is 8-byte aligned and len a multiple of 4 (rows of 4k elements).
 template <bool ALIGNED>
 __device__ elem4_t load4(const bf16 *p, unsigned i, unsigned len)
@@ -99,13 +122,13 @@ __device__ elem4_t load4(const bf16 *p, unsigned i, unsigned len)
     elem4_t v = { 0, 0, 0, 0 };
     if (ALIGNED || ((size_t)p % 8 == 0 && 4 * i + 4 <= len)) {
         uint2 q = ((const uint2 *)p)[i];     // elements 4i, 4i + 1 in q.x; 4i + 2, 4i + 3 in q.y
-        v = { __uint_as_float(q.x << 16), __uint_as_float(q.x & 0xffff0000u),
-              __uint_as_float(q.y << 16), __uint_as_float(q.y & 0xffff0000u) };
+        v = { term(__uint_as_float(q.x << 16)), term(__uint_as_float(q.x & 0xffff0000u)),
+              term(__uint_as_float(q.y << 16)), term(__uint_as_float(q.y & 0xffff0000u)) };
     } else {
-        if (4 * i + 0 < len) v.x = __bfloat162float(p[4 * i + 0]);
-        if (4 * i + 1 < len) v.y = __bfloat162float(p[4 * i + 1]);
-        if (4 * i + 2 < len) v.z = __bfloat162float(p[4 * i + 2]);
-        if (4 * i + 3 < len) v.w = __bfloat162float(p[4 * i + 3]);
+        if (4 * i + 0 < len) v.x = term(__bfloat162float(p[4 * i + 0]));
+        if (4 * i + 1 < len) v.y = term(__bfloat162float(p[4 * i + 1]));
+        if (4 * i + 2 < len) v.z = term(__bfloat162float(p[4 * i + 2]));
+        if (4 * i + 3 < len) v.w = term(__bfloat162float(p[4 * i + 3]));
     }
     return v;
 }
@@ -390,6 +413,9 @@ static float *set_up(plan_t *p, const device_t *dev, size_t rows, size_t len, co
     for (size_t i = 0; i < n; i++) {
         uint32_t b = (uint32_t)bits[i] << 16;            // the bf16 on top of 16 zero bits
         memcpy(&h[i], &b, sizeof b);
+#ifdef SQUARES
+        h[i] = h[i] * h[i];                              // as term() does: one rounding
+#endif
     }
     free(bits);
     p->scratch_bytes = scratch_size(&p->L);
@@ -471,20 +497,20 @@ static int run_shape(const device_t *dev, size_t rows, size_t len, const options
         snprintf(timing, sizeof timing, "median %.2f us, min %.2f us | %.0f GB/s, %.1f%% of peak", t.median_us,
                  t.min_us, gbps, dev->peak_gbps > 0 ? 100 * gbps / dev->peak_gbps : 0.0);
     if (o->csv)
-        printf("11_bf16,%s,%zu,%zu,%s,%llu,%d,%.3f,%.3f,%.1f,%.0f,%.0f,%.3g,%s,%s\n", dev->name, rows, len,
+        printf(NAME ",%s,%zu,%zu,%s,%llu,%d,%.3f,%.3f,%.1f,%.0f,%.0f,%.3g,%s,%s\n", dev->name, rows, len,
                dist_info[o->input].name, (unsigned long long)o->seed, t.reps, t.median_us, t.min_us, gbps,
                v.median_ulps, v.worst_ulps, v.worst_error, v.replica_equal ? "equal" : "different",
                v.wrong || left ? "WRONG" : "OK");
     else
-        printf("11_bf16 | %zu x %zu bf16, %s (%.2f GB) | %s | ulps from the exact sum: median %.0f, most %.0f "
+        printf(NAME " | %zu x %zu bf16, %s (%.2f GB) | %s | ulps from the exact sum: median %.0f, most %.0f "
                "(row %zu, exact sum %.2e, error %.1e, bound %.1e) | every row the CPU replica's bits: %s, the same "
                "bits every run: %s (%d run%s) | %s\n", rows, len, dist_info[o->input].name, 2.0 * rows * len / 1e9,
                timing, v.median_ulps, v.worst_ulps, v.worst_row, v.worst_exact, v.worst_error, v.worst_bound,
                v.replica_equal ? "yes" : "NO", v.runs_equal ? "yes" : "NO", t.runs, t.runs == 1 ? "" : "s",
                v.wrong || left ? "WRONG" : "OK");
-    if (left) fprintf(stderr, "11_bf16: %zu x %zu: %zu row tickets left changed\n", rows, len, left);
+    if (left) fprintf(stderr, NAME ": %zu x %zu: %zu row tickets left changed\n", rows, len, left);
     if (v.wrong)
-        fprintf(stderr, "11_bf16: %zu x %zu: row %zu gave %.9g, the replica of the order %.9g; %zu row%s wrong\n",
+        fprintf(stderr, NAME ": %zu x %zu: row %zu gave %.9g, the replica of the order %.9g; %zu row%s wrong\n",
                 rows, len, v.first_wrong, (double)got[v.first_wrong],
                 (double)order_sum(x + v.first_wrong * len, len, CHUNK), v.wrong, v.wrong == 1 ? "" : "s");
     fflush(stdout);
@@ -515,6 +541,9 @@ static void help(const char *argv0)
            "  --csv                 a CSV header, then one row a shape (results/<gpu>/bf16_rows.csv)\n"
            "  --help                this text\n"
            "Exit status: 0 every row right, 1 some wrong, 2 bad usage, 3 a CUDA problem.\n", DEFAULT_REPS);
+#ifdef SQUARES
+    printf("Built with -DSQUARES (%s): each row's sum of squares, RMSNorm's statistic.\n", NAME);
+#endif
 }
 
 // "RxL[,RxL...]" into o->shape, or -1 with a reason in why.
@@ -584,13 +613,13 @@ static int parse_options(int argc, char **argv, options *o)
         i += !eq;                             // the value was the next argument
     }
     if (!why[0]) return -1;
-    fprintf(stderr, "11_bf16: %s\nTry '%s --help'.\n", why, argv[0]);
+    fprintf(stderr, NAME ": %s\nTry '%s --help'.\n", why, argv[0]);
     return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-    g_step = "11_bf16";
+    g_step = NAME;
     options o;
     int rc = parse_options(argc, argv, &o);
     if (rc >= 0) return rc;

@@ -15,16 +15,28 @@ flags_10_group64_span24      := -DGROUP64_SPAN=24
 # The softmax with the row's end padded with 0 where it takes -inf: wrong on purpose.
 src_11_softmax_pad0          := 11_softmax
 flags_11_softmax_pad0        := -DPAD=0.0f
+# Chapter 12: the RMSNorm statistic is 11_bf16 summing squares; argmin and the int8
+# dot product each have versions wrong on purpose (ties to the last index, NaN
+# last, an int32 accumulator).
+src_12_rms_rows              := 11_bf16
+flags_12_rms_rows            := -DSQUARES
+src_12_argmin_ties_last      := 12_argmin
+flags_12_argmin_ties_last    := -DTIES_LAST
+src_12_argmin_nan_last       := 12_argmin
+flags_12_argmin_nan_last     := -DNAN_LAST
+src_12_int8_dot_acc32        := 12_int8_dot
+flags_12_int8_dot_acc32      := -DACC32
+ANSWERS_TYPES := 12_argmin 12_argmin_ties_last 12_argmin_nan_last 12_int8_dot 12_int8_dot_acc32 12_rms_rows
 # Float and exact, but float only where an exact build has no meaning: 07_normalize
 # (divides by the sum), 07_plain_launch (never sums), cluster_occupancy (not a sum),
 # flag_no_clear (wrong whatever the type), 10_group64_span24 (the exact build has no
-# fast path) and step 11's (a softmax, bf16 rows).
+# fast path), step 11's (a softmax, bf16 rows) and step 12's (not float sums).
 ANSWERS_BOTH  := 00_racy 01_racy_shared 04_warp_aggregated 01_interleaved 01_interleaved_strided 03_warp_xor \
                  04_row_sums 04_subwarp_tiles 04_subwarp_tiles_8 04_binary_partition 06_no_fence 06_acq_rel \
                  07_stride_bug 07_compensated 07_compensated_front 08_chunk_2048 08_fixed_point 10_group64 \
                  flag_block0
 ANSWERS_FLOAT := 07_normalize 07_plain_launch 10_group64_span24 flag_no_clear cluster_occupancy \
-                 11_softmax 11_softmax_pad0 11_bf16
+                 11_softmax 11_softmax_pad0 11_bf16 $(ANSWERS_TYPES)
 asrc = answers/$(or $(src_$(1)),$(1)).cu
 $(foreach a,$(ANSWERS_BOTH),$(call prog2,$(ANSWERS_DIR)/$(a),$(call asrc,$(a)),,$(flags_$(a)),,,,answers))
 $(foreach a,$(ANSWERS_FLOAT),$(call prog,$(ANSWERS_DIR)/$(a),$(call asrc,$(a)),float,$(flags_$(a)),,,,answers))
@@ -42,6 +54,7 @@ endif
 ranks-programs: $(if $(HAVE_MULTI),$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact)  ## tests: build step 10 on several GPUs (answers/10_multi_gpu.cu), which the GPU group ranks runs beside step 09 (needs NCCL and MPI)
 # Step 11's answers that are programs: the build tier of the tests builds them.
 answers-rows: $(addprefix $(ANSWERS_DIR)/,11_softmax 11_softmax_pad0 11_bf16)  ## build: step 11's answers only (a softmax, bf16 rows), in build/answers/
+answers-types: $(addprefix $(ANSWERS_DIR)/,$(ANSWERS_TYPES))  ## build: step 12's answers only (argmin, an int8 dot product, RMSNorm's statistic), in build/answers/
 # Clean under make sanitize's four tools. Left out on purpose: 00_racy, 01_racy_shared
 # and 06_no_fence (a race or a missing fence is their lesson), 07_plain_launch (stops),
 # 07_stride_bug and flag_no_clear (wrong on purpose), cluster_occupancy (sums nothing).

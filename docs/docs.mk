@@ -5,7 +5,7 @@ PANDOC   ?= pandoc
 RESULTS  ?= results
 DOCS_OUT ?= $(BUILD)/docs
 # Reading order: introduction, primer, a chapter per step, comparison, appendices, notes, glossary.
-DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS))))
+DOCS_STEPS    := $(sort $(basename $(notdir $(STEP_SRCS) $(MULTI_SRCS) $(ROWS_SRCS) $(TYPES_SRCS))))
 DOCS_CHAPTERS := intro primer $(DOCS_STEPS) comparison appendix_cg appendix_clusters appendix_harris notes glossary
 DOCS_MD       := $(DOCS_CHAPTERS:%=docs/%.md)
 DOCS_PAGES    := $(DOCS_CHAPTERS:%=$(DOCS_OUT)/%.html)

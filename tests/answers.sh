@@ -35,6 +35,9 @@
 #                 flag_no_clear, cluster_occupancy): tests/answers_small.sh
 #   rows          step 11's answers, a softmax (with a mutant padded with 0)
 #                 and bf16 rows: tests/answers_rows.sh
+#   types         step 12's answers, argmin and an int8 dot product (each with
+#                 versions wrong on purpose) and RMSNorm's statistic over bf16
+#                 rows: tests/answers_types.sh
 #   allreduce     09_allreduce (step 09 with ncclAllReduce of the shards'
 #                 totals), where step 09 is built: on one GPU, step 08's bits
 #                 (the replica's) at every size, float and exact; on two GPUs
@@ -473,3 +476,6 @@ bash tests/answers_small.sh
 
 # ---- rows ---------------------------------------------------------------------
 bash tests/answers_rows.sh
+
+# ---- types --------------------------------------------------------------------
+bash tests/answers_types.sh

@@ -24,9 +24,11 @@ else
     skipline "build/exact: no GPU here, so nothing would run the exact builds (make test-full builds them)"
 fi
 build unit unit
-# Step 11's answers that are programs, GPU or not: only the GPU tier runs
-# them (tests/answers_rows.sh), and nothing else here would compile them.
+# Step 11's and step 12's answers that are programs, GPU or not: only the GPU
+# tier runs them (tests/answers_rows.sh, answers_types.sh), and nothing else
+# here would compile them.
 build answers-rows answers-rows
+build answers-types answers-types
 # The programs that only the GPU tier runs (mutants, the multi-GPU tests'
 # builds, Harris's kernels, the cluster programs) are built where a GPU is
 # and their groups run: here, with one; in their GPU groups' place, that is,
