@@ -4,34 +4,27 @@
  *
  * Changed since 07: one kernel for every --type and --op, templated on the
  * input type and an operator: a struct with an identity (what changes
- * nothing: 0 for a sum, -inf for a max), what an element brings (x, x * x,
- * or x with its index) and how two partial results combine. The kernel is
- * step 07's tree of combines: threads, blocks, then block 0 after grid.sync().
- * Which bits come out of that tree?
- *   - integer sums, max, min and argmax are associative and commutative bit
- *     for bit: every tree, so every grid, block and GPU, gives the same bits;
- *   - float sums are not: one launch shape gives one result, another may
- *     differ in the last bits. Steps 08-10 exist for them alone.
- * Max, min and argmax are associative to the last bit because of three
- * rules (the harness checks them):
- *   - order: a float compares as the integer of its bits, negatives flipped,
- *     so -0 is below +0 (numpy and torch call them equal);
+ * nothing: 0 for a sum, the lowest value for a max), what an element brings
+ * (x, x * x, or x with its index), how two partial results combine, and the
+ * result. The kernel is step 07's tree of combines. Integer sums, max, min
+ * and argmax are associative and commutative bit for bit: every tree, so
+ * every grid, block and GPU, gives the same bits. Float sums are not: steps
+ * 08-10 exist for them alone.
+ * Max, min and argmax compare integer keys, which makes them exact on floats
+ * too, with three rules (the harness checks them):
+ *   - order: a float's bits, negatives flipped: -0 below +0 (numpy: equal);
  *   - NaN: any NaN makes max and min the canonical NaN (bits 0x7fc00000) and
  *     argmax the index of the first NaN, as numpy.argmax and torch.argmax do;
  *   - ties: the smallest index wins, as in numpy.argmax and torch.argmax.
  * Half and bf16 sum in float, sumsq is the sum of x * x in float (RMSNorm's
- * statistic), int32 sums in int64: exact while n < 2^32 (|sum| < 2^63), and
- * the harness refuses a larger n. Every load is 16 bytes (8 halves or bf16s,
- * 4 floats or int32s, 2 doubles); the elements before the first 16-byte
- * boundary and after the last vector are read one by one. A .bf16 file
- * (--input-file) is raw 16-bit words, as numpy has no bf16:
- * t.view(torch.int16).numpy().tofile("x.bf16") from torch; --help says how
- * from numpy's float32.
+ * statistic), int32 sums in int64: exact while n < 2^32 (the harness
+ * refuses more). A .bf16 file is raw 16-bit words: --help says how to write one.
  *
  * Base: steps/07_cooperative.cu
  * Changed functions: block_sum, reduce_kernel, grid_size
  */
 #include <climits>
+#include <type_traits>
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -44,8 +37,7 @@ namespace cg = cooperative_groups;
 
 // ---- operators --------------------------------------------------------------
 // [begin operators]
-// An element as its accumulator sees it: half and bf16 become floats (every
-// one of them is a float exactly); the rest stay as they are.
+// An element as its accumulator sees it: half and bf16 become floats, exactly.
 __device__ float widen(float x) { return x; }
 __device__ float widen(__half x) { return __half2float(x); }
 __device__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -55,65 +47,54 @@ __device__ int widen(int x) { return x; }
 template <typename In, typename Acc>
 struct Sum {
     using acc_t = Acc;
+    using out_t = Acc;
     __device__ static Acc identity() { return 0; }
     __device__ static Acc element(In x, size_t) { return (Acc)widen(x); }
     __device__ static Acc combine(Acc a, Acc b) { return a + b; }
+    __device__ static Acc result(Acc a) { return a; }
 };
 
 // x * x rounded to float on its own (__fmul_rn: never fused into the add).
 template <typename In>
-struct SumSq {
-    using acc_t = float;
-    __device__ static float identity() { return 0; }
+struct SumSq : Sum<In, float> {
     __device__ static float element(In x, size_t) { return __fmul_rn(widen(x), widen(x)); }
-    __device__ static float combine(float a, float b) { return a + b; }
 };
 
-// The order of max and min: a float's bits as an integer, the magnitude bits
-// of negatives flipped, so that -0 < +0 and -inf is the lowest. Any NaN
-// becomes the canonical one, which every combine keeps.
-__device__ int order_key(float x) { int b = __float_as_int(x); return b < 0 ? b ^ INT_MAX : b; }
-__device__ int order_key(int x) { return x; }
-__device__ bool is_nan(float x) { return x != x; }
-__device__ bool is_nan(int) { return false; }
-__device__ float canonical(float x) { return is_nan(x) ? __int_as_float(0x7fc00000) : x; }
-__device__ int canonical(int x) { return x; }
-__device__ float lowest(float) { return -INFINITY; }   // the identities of max and min
-__device__ int lowest(int) { return INT_MIN; }
-__device__ float highest(float) { return INFINITY; }
-__device__ int highest(int) { return INT_MAX; }
+// Max and min fold keys, one integer max or min per element. A float's key
+// is its bits as an integer, the magnitude bits of negatives flipped, so that
+// -inf < ... < -0 < +0 < ... < +inf. Every NaN gets the key past all numbers
+// on the winning side, which no number has: NaN wins, and all NaNs tie.
+__device__ int flip(int b) { return b < 0 ? b ^ INT_MAX : b; }   // its own inverse
+template <bool MAX> __device__ int key(float x) { return x != x ? (MAX ? INT_MAX : INT_MIN) : flip(__float_as_int(x)); }
+template <bool MAX> __device__ int key(int x) { return x; }
+// A key back to its value; a NaN's, the canonical NaN.
+__device__ float value(int k, float) { return __int_as_float(k == INT_MAX || k == INT_MIN ? 0x7fc00000 : flip(k)); }
+__device__ int value(int k, int) { return k; }
 
-// The larger (MAX) or smaller of a and b; a NaN wins either way.
 template <typename In, bool MAX>
 struct Extreme {
-    using acc_t = decltype(widen(In()));
-    __device__ static acc_t identity() { return MAX ? lowest(acc_t()) : highest(acc_t()); }
-    __device__ static acc_t element(In x, size_t) { return canonical(widen(x)); }
-    __device__ static acc_t combine(acc_t a, acc_t b)
-    {
-        if (is_nan(a) || is_nan(b)) return is_nan(a) ? a : b;
-        return (order_key(a) > order_key(b)) == MAX ? a : b;   // equal keys: equal bits
-    }
+    using acc_t = int;
+    using out_t = decltype(widen(In()));
+    __device__ static int identity() { return MAX ? INT_MIN : INT_MAX; }
+    __device__ static int element(In x, size_t) { return key<MAX>(widen(x)); }
+    __device__ static int combine(int a, int b) { return MAX ? max(a, b) : min(a, b); }
+    __device__ static out_t result(int k) { return value(k, out_t()); }
 };
 
-// The first index of the largest value: a value with its index (the slot's
-// layout, types.h), compared by NaN first, then the value, then the index.
+// The first index of the largest value: a key and its index, compared by key,
+// then by index; the result is the value and the index (types.h's slot).
+struct keyed_t { int key; long long index; };
 template <typename V> struct arg_t { V value; long long index; };
 
 template <typename In>
 struct ArgMax {
-    using V = decltype(widen(In()));
-    using acc_t = arg_t<V>;
-    __device__ static acc_t identity() { return { lowest(V()), LLONG_MAX }; }
-    __device__ static acc_t element(In x, size_t i) { return { canonical(widen(x)), (long long)i }; }
-    __device__ static acc_t combine(acc_t a, acc_t b)
-    {
-        bool na = is_nan(a.value), nb = is_nan(b.value);
-        if (na != nb) return na ? a : b;                      // a NaN beats every number
-        if (!na && order_key(a.value) != order_key(b.value))
-            return order_key(a.value) > order_key(b.value) ? a : b;
-        return a.index < b.index ? a : b;                     // a tie: the first index
-    }
+    using acc_t = keyed_t;
+    using out_t = arg_t<decltype(widen(In()))>;
+    __device__ static keyed_t identity() { return { INT_MIN, LLONG_MAX }; }
+    __device__ static keyed_t element(In x, size_t i) { return { key<true>(widen(x)), (long long)i }; }
+    __device__ static keyed_t combine(keyed_t a, keyed_t b)   // a tie: the first index
+    { return a.key != b.key ? (a.key > b.key ? a : b) : (a.index < b.index ? a : b); }
+    __device__ static out_t result(keyed_t a) { return { value(a.key, widen(In())), a.index }; }
 };
 // [end operators]
 
@@ -121,6 +102,30 @@ struct ArgMax {
 // [begin thread_fold]
 // Sixteen bytes of In, one load: 8 halves or bf16s, 4 floats or int32s, 2 doubles.
 template <typename In> struct alignas(16) vec16 { In x[16 / sizeof(In)]; };
+
+// One vector (elements first, first + 1, ...) folded into acc. Argmax takes
+// the vector's largest key, as max does, and finds its index only when that
+// key can win: its whole combine per element is what the loads leave no time for.
+template <typename In, typename Op>
+__device__ void fold_vector(typename Op::acc_t &acc, const vec16<In> &v, size_t first)
+{
+    constexpr int W = 16 / sizeof(In);
+    if constexpr (std::is_same_v<Op, ArgMax<In>>) {
+        int keys[W], best = INT_MIN, at = 0;
+        #pragma unroll
+        for (int j = 0; j < W; j++)
+            best = max(best, keys[j] = Op::element(v.x[j], 0).key);
+        if (best >= acc.key) {                            // rare, after the first rounds
+            #pragma unroll
+            for (int j = W - 1; j >= 0; j--)
+                at = keys[j] == best ? j : at;
+            acc = Op::combine(acc, { best, (long long)(first + at) });
+        }
+    } else
+        #pragma unroll
+        for (int j = 0; j < W; j++)
+            acc = Op::combine(acc, Op::element(v.x[j], first + j));
+}
 
 // This thread's share of in[0..n), folded into one accumulator: the head
 // (elements before the first 16-byte boundary: one each for the first
@@ -144,16 +149,10 @@ __device__ typename Op::acc_t thread_fold(cg::grid_group grid, const In *in, siz
             v[k] = vecs[i + k * stride];
         #pragma unroll
         for (int k = 0; k < LOADS_IN_FLIGHT; k++)
-            #pragma unroll
-            for (int j = 0; j < W; j++)
-                acc = Op::combine(acc, Op::element(v[k].x[j], head + (i + k * stride) * W + j));
+            fold_vector<In, Op>(acc, v[k], head + (i + k * stride) * W);
     }
-    for (; i < count; i += stride) {                      // fewer than a round left
-        vec16<In> v = vecs[i];
-        #pragma unroll
-        for (int j = 0; j < W; j++)
-            acc = Op::combine(acc, Op::element(v.x[j], head + i * W + j));
-    }
+    for (; i < count; i += stride)                        // fewer than a round left
+        fold_vector<In, Op>(acc, vecs[i], head + i * W);
     size_t tail = head + count * W;                       // the last (n - head) % W
     if (tail + rank < n)
         acc = Op::combine(acc, Op::element(in[tail + rank], tail + rank));
@@ -194,7 +193,7 @@ __device__ typename Op::acc_t block_sum(cg::thread_block block, typename Op::acc
 // Step 07's kernel with Op's identity and combine in place of 0 and +.
 template <typename In, typename Op>
 __global__ void reduce_kernel(const In *in, size_t n, typename Op::acc_t *partials,
-                              typename Op::acc_t *out)
+                              typename Op::out_t *out)
 {
     cg::grid_group grid = cg::this_grid();
     cg::thread_block block = cg::this_thread_block();
@@ -210,7 +209,7 @@ __global__ void reduce_kernel(const In *in, size_t n, typename Op::acc_t *partia
         v = Op::combine(v, partials[i]);
     total = block_sum<Op>(block, v);
     if (block.thread_rank() == 0)
-        *out = total;
+        *out = Op::result(total);
 }
 // [end kernel]
 
@@ -221,7 +220,8 @@ static void launch(const void *d_in, types_slot_t *d_out, const types_launch_t *
 {
     const In *in = (const In *)d_in;
     size_t n = L->n;
-    typename Op::acc_t *partials = (typename Op::acc_t *)L->scratch, *out = (typename Op::acc_t *)d_out;
+    auto *partials = (typename Op::acc_t *)L->scratch;
+    auto *out = (typename Op::out_t *)d_out;
     void *args[] = { &in, &n, &partials, &out };   // the kernel's arguments, in order
     CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)reduce_kernel<In, Op>, L->grid, L->block,
                                            args, 0, stream));

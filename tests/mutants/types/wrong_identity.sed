@@ -1,4 +1,6 @@
-# wrong_identity: step 12 with 0 as the identity of a float max (and of argmax's
-# value) instead of -inf: an array of negatives then gets 0, or argmax an
-# index past the end. tests/types.sh must catch it.
-s/__device__ float lowest(float) { return -INFINITY; }/__device__ float lowest(float) { return 0; }/
+# wrong_identity: step 12 with 0 as the identity of max (the key of +0 for a
+# float) and of argmax's key, instead of the lowest key: an array of
+# negatives then gets 0, or argmax an index past the end. tests/types.sh must
+# catch it.
+s/return MAX ? INT_MIN : INT_MAX;/return MAX ? 0 : INT_MAX;/
+s/return { INT_MIN, LLONG_MAX };/return { 0, LLONG_MAX };/
