@@ -28,7 +28,8 @@ with a compensation) gives the exact sum.
 
 Writes, in results/<gpu>/: types.csv (every row), types_accumulator.csv (the
 probe), types.md (a table per operator: n down, programs across; step 12 against
-CUB and the read ceiling of ceiling.csv; the errors; the accumulators) and,
+CUB, the read ceiling of ceiling.csv and the read floor of floor.csv at
+the same bytes; the errors; the accumulators) and,
 with gnuplot, types-OP.svg (GB/s against n, step 12 solid and CUB dashed, a
 colour per type). A missing torch or CuPy: a note, and '–' in its columns.
 """
@@ -256,16 +257,24 @@ def ceiling_of(out):
     return next((float(r["gbps"]) for r in read_csv(path) if r["kind"] == "read"), 0.0)
 
 
+def floor_of(out):
+    """The read-only kernel's cold time at each size in bytes (floor.csv, written by make compare)."""
+    path = os.path.join(out, "floor.csv")
+    return {int(r["bytes"]): float(r["median_us"]) for r in read_csv(path) if r["kind"] == "floor"} \
+        if os.path.exists(path) else {}
+
+
 def cell(r):
     return f"{fmt_time(float(r['median_us']))} · {gbps_text(float(r['gbps']))}" if r else "–"
 
 
-def speed_table(rows, dtype, op, ceiling):
+def speed_table(rows, dtype, op, ceiling, floor):
     """n down, programs across (median time · GB/s), CUB's time over step 12's, step 12's share of
-    the read ceiling."""
+    the read ceiling, and of the read floor: the read-only kernel's time for the same bytes over
+    step 12's."""
     by = {(r["program"], int(r["n"])): r for r in rows if r["type"] == dtype and r["op"] == op}
     head = ["n"] + [label for _, label in PROGRAMS] + ["CUB / step 12 (time)"] + \
-        (["step 12 / read ceiling"] if ceiling else [])
+        (["step 12 / read ceiling"] if ceiling else []) + (["read floor / step 12 (time)"] if floor else [])
     body = []
     for n in sorted({n for _, n in by}):
         s, c = by.get(("step12", n)), by.get(("cub", n))
@@ -273,6 +282,9 @@ def speed_table(rows, dtype, op, ceiling):
         line.append(f"{float(c['median_us']) / float(s['median_us']):.2f}×" if s and c else "–")
         if ceiling:
             line.append(f"{100 * float(s['gbps']) / ceiling:.0f}%" if s else "–")
+        if floor:
+            f = floor.get(int(s["bytes"])) if s else None
+            line.append(f"{100 * f / float(s['median_us']):.0f}%" if f else "–")
         body.append(line)
     return md_table(head, body, ["--:"] * len(head))
 
@@ -293,15 +305,17 @@ def worst(rows, dtype, op, program):
 def tables(out):
     """types.md from out's types.csv, types_accumulator.csv and ceiling.csv."""
     rows = read_csv(os.path.join(out, "types.csv"))
-    ceiling = ceiling_of(out)
+    ceiling, floor = ceiling_of(out), floor_of(out)
     have = [(d, o) for d, o in PAIRS if any((r["type"], r["op"]) == (d, o) for r in rows)]
     parts = [f"# Step 12 beside CUB, torch and CuPy on {rows[0]['device']}", "",
              "Median time · GB/s (bytes read: n times the element's size), cold L2; "
              "CUB / step 12 above 1: step 12 is faster" +
-             (f"; the read ceiling {ceiling:,.0f} GB/s (ceiling.csv)." if ceiling else "."), ""]
+             (f"; the read ceiling {ceiling:,.0f} GB/s (ceiling.csv)" if ceiling else "") +
+             ("; the read floor: the read-only kernel's time for the same bytes, cold (floor.csv)."
+              if floor else "."), ""]
     for op in OPS:
         for dtype in [d for d, o in have if o == op]:
-            parts += [f"## {op}, {dtype}", "", speed_table(rows, dtype, op, ceiling), ""]
+            parts += [f"## {op}, {dtype}", "", speed_table(rows, dtype, op, ceiling, floor), ""]
     parts += ["## Errors against step 12's exact reference", "",
               "Float sums: the most ulps (of the result's type) over every n; the others: equal or not.", "",
               md_table(["pair"] + [label for _, label in PROGRAMS],

@@ -240,7 +240,7 @@ done
 for d in results/*/; do
     [ -f "$d/types.csv" ] && [ -f "$d/types.md" ] || continue
     tmp=$(mktemp -d)
-    for f in types.csv types_accumulator.csv ceiling.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
+    for f in types.csv types_accumulator.csv ceiling.csv floor.csv; do [ -f "$d/$f" ] && cp "$d/$f" "$tmp/"; done
     if ! python3 bench/compare_types.py --from "$tmp" >/dev/null 2>"$tmp/err"; then
         echo "FAIL bench/${d%/}/types.md: $(tail -1 "$tmp/err")"
     elif sed "s|[^\`]*/types.csv|${d%/}/types.csv|" "$tmp/types.md" | cmp -s - "$d/types.md"; then
@@ -274,14 +274,17 @@ for p, r, verdict in (("step12", 1048448, "float: s lost"), ("cub", 1048448, "fl
                       ("torch", 1048575, "exact: wider than float")):
     w.writerow([p, "bf16", 1048577, r, 1048575, 0, verdict])
 open(f"{d}/ceiling.csv", "w").write("kind,device,bytes,median_us,gbps\nread,NVIDIA H200,1073741824,233.472,4600.0\n")
+open(f"{d}/floor.csv", "w").write("kind,device,bytes,median_us,gbps\nfloor,NVIDIA H200,4096,3.280,1.2\n"
+                                  "floor_warm,NVIDIA H200,536870912,100.0,5368.7\nfloor,NVIDIA H200,536870912,120.0,4474.0\n")
 PY
 if out=$(python3 bench/compare_types.py --from "$tmp" 2>&1); then
     missing=""
     while IFS= read -r want; do
         grep -qxF -- "$want" "$tmp/types.md" || missing="$missing [$want]"
     done <<'EOF'
-| 2^28 | 125.0 µs · 4295 | 130.0 µs · 4130 | 140.0 µs · 3835 | – | 1.04× | 93% |
-| 2^10 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 1.00× | 0% |
+| 2^28 | 125.0 µs · 4295 | 130.0 µs · 4130 | 140.0 µs · 3835 | – | 1.04× | 93% | 96% |
+| 2^10 | 5.00 µs · 0.40 | 5.00 µs · 0.40 | 5.00 µs · 0.40 | – | 1.00× | 0% | – |
+| 2^10 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 4.00 µs · 1.00 | 1.00× | 0% | 82% |
 | sum bf16 | 0 ulp | ≤ 1.5 ulp | ≤ 12 ulp | – |
 | argmax int32 | same index, every n | same index, every n | index differs at 2^28 | same index, every n |
 | bf16 | 1048575 | float: s lost (1048448) | float: s lost (1048448) | exact: wider than float (1048575) | – |

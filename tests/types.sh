@@ -10,7 +10,8 @@
 #                launch (five runs), and the spread across grids, reported
 #   files        --save-input, read back with --input-file: the same result;
 #                arrays written by numpy (SKIP without it): the same answers
-#                as numpy's argmax, max, min and int64 sum
+#                as numpy's argmax, max, min and int64 sum, NaNs included, and
+#                torch's argmax of the NaNs where python3 imports torch
 #   mutants      a wrong identity, ties to the last index, the tail dropped:
 #                each caught
 set -u
@@ -140,24 +141,36 @@ u = x.view(np.uint32).astype(np.uint64)
 b = ((u + 0x7fff + (u >> 16 & 1)) >> 16).astype("<u2")
 b.tofile(d + "/x.bf16")
 xb = (b.astype(np.uint32) << 16).view(np.float32)
+n = x.copy()                                            # NaNs: a negative one first, then a positive
+n[[1000, 50000]] = [-np.nan, np.nan]
+np.save(d + "/nan.npy", n)
 with open(d + "/want", "w") as f:
-    f.write("float argmax %d %r\n" % (np.argmax(x), float(x.max())))
-    f.write("float min -1 %r\n" % float(x.min()))
-    f.write("bf16 argmax %d %r\n" % (np.argmax(xb), float(xb.max())))
+    f.write("float argmax %d %r f4.npy\n" % (np.argmax(x), float(x.max())))
+    f.write("float min -1 %r f4.npy\n" % float(x.min()))
+    f.write("bf16 argmax %d %r x.bf16\n" % (np.argmax(xb), float(xb.max())))
     i = np.load(d + "/i4.npy")
-    f.write("int32 sum -1 %d\n" % int(i.astype(np.int64).sum()))
-    f.write("int32 argmax %d %d\n" % (np.argmax(i), int(i.max())))
+    f.write("int32 sum -1 %d i4.npy\n" % int(i.astype(np.int64).sum()))
+    f.write("int32 argmax %d %d i4.npy\n" % (np.argmax(i), int(i.max())))
+    f.write("float argmax %d %r nan.npy\n" % (np.argmax(n), float(np.max(n))))
+    f.write("float min -1 %r nan.npy\n" % float(np.min(n)))
+    try:                                                # torch, where it is: the same index for NaN
+        import torch
+        t = torch.from_numpy(n)
+        f.write("float argmax %d %r nan.npy torch\n" % (int(torch.argmax(t)), float(torch.max(t))))
+    except ImportError:
+        pass
 EOF
-    while read -r type op index value; do
-        case $type in float) f=f4.npy ;; bf16) f=x.bf16 ;; *) f=i4.npy ;; esac
-        got=$(./step12 --type "$type" --op "$op" --check-only --csv --input-file "$TMP/$f" 2>"$TMP/err" | tail -1)
+    while read -r type op index value file who; do
+        got=$(./step12 --type "$type" --op "$op" --check-only --csv --input-file "$TMP/$file" 2>"$TMP/err" | tail -1)
         ok=$(python3 -c '
-import csv, sys
-r = next(csv.reader([sys.argv[1]])); index, value = sys.argv[2], sys.argv[3]
-same = float(r[13]) == float(value) and (index == "-1" or r[18] == index)
-print("yes" if same and r[17] == "OK" else "no")' "$got" "$index" "$value")
-        if [ "$ok" = yes ]; then pass "files/numpy/$type/$op" "numpy's answer: index $index, value $value"
-        else fail "files/numpy/$type/$op" "numpy says index $index, value $value; step12: $got $(head -c 200 "$TMP/err")"; fi
+import csv, math, sys
+r = next(csv.reader([sys.argv[1]])); index, value = sys.argv[2], float(sys.argv[3])
+got = float(r[13])
+same = (got == value or math.isnan(got) and math.isnan(value)) and (index == "-1" or r[18] == index)
+print("yes" if same and r[17] == "OK" else "no")' "$got" "$index" "$value" 2>/dev/null)
+        name="files/${who:-numpy}/$type/$op/${file%.*}"
+        if [ "$ok" = yes ]; then pass "$name" "${who:-numpy}'s answer: index $index, value $value"
+        else fail "$name" "${who:-numpy} says index $index, value $value; step12: $got $(head -c 200 "$TMP/err")"; fi
     done <"$TMP/want"
     for p in float:f4.npy double:f8.npy half:f2.npy int32:i4.npy bf16:x.bf16; do
         check "files/numpy/${p%%:*}/sum" 1 ./step12 --type "${p%%:*}" --check-only --input-file "$TMP/${p#*:}"
