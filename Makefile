@@ -108,15 +108,12 @@ MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MPI_LINK    = $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
 MULTI_LINK  = -L$(NCCL_LIBDIR) -lnccl $(MPI_LINK)
 multi_objs  = $(foreach p,team shard multi,$(BUILD)/$(1)/multi/$(p).o)
-# common/multi/ for the steps and the tests (ranks on one GPU, a fault, shards shifted).
-flags_exact         := -DREDUCE_EXACT
-flags_float-virtual := -DVIRTUAL_RANKS
-flags_exact-virtual := -DREDUCE_EXACT -DVIRTUAL_RANKS
-flags_float-fault   := -DINJECT_FAULT
-flags_float-shift   := -DVIRTUAL_RANKS -DSHARD_SHIFT=1000
-flags_exact-shift   := -DREDUCE_EXACT -DVIRTUAL_RANKS -DSHARD_SHIFT=1000
+# common/multi/ for the steps and the tests: KIND-virtual runs ranks on one GPU, -fault
+# makes one fault, -shift shifts the shards (each kind's flags from its name).
+multi_flags = $(call exact_flag,$(1)) $(if $(findstring virtual,$(1))$(findstring shift,$(1)),-DVIRTUAL_RANKS) \
+              $(if $(findstring fault,$(1)),-DINJECT_FAULT) $(if $(findstring shift,$(1)),-DSHARD_SHIFT=1000)
 $(foreach k,float exact float-virtual exact-virtual float-fault float-shift exact-shift,$(eval $(call \
-  OBJ_RULES,$(BUILD)/$(k)/multi,common/multi,$$(CFLAGS) $$(CWARN) $(flags_$(k)) -I$$(CUDA_HOME)/include \
+  OBJ_RULES,$(BUILD)/$(k)/multi,common/multi,$$(CFLAGS) $$(CWARN) $(call multi_flags,$(k)) -I$$(CUDA_HOME)/include \
   $$(MPI_CFLAGS),$(MULTI_HEADERS))))
 ROWS_HEADERS := $(HEADERS) common/rows/rows.h
 $(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
@@ -206,30 +203,24 @@ NO_GPU_MSG = ./step$(STEP) --check-only --n 1 >/dev/null 2>&1 || { \
     echo "make $@: no usable GPU here ($$(./step$(STEP) --check-only --n 1 2>&1 >/dev/null | head -1)); nothing was done" >&2; exit 1; }
 SANITIZE_N := 1,1000,2^20+3
 SANITIZE_EXTRA ?= $(ANSWERS_SANITIZE) $(CLUSTERS_DIR)/flag_sum
-ifeq ($(shell command -v compute-sanitizer 2>/dev/null),)
-sanitize:  ## tests: compute-sanitizer memcheck, racecheck, synccheck, initcheck
-	@echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2; exit 1
-else
-sanitize: $(STEPS) $(SANITIZE_EXTRA)
-	@$(NO_GPU_MSG)
+SANITIZER := $(shell command -v compute-sanitizer 2>/dev/null)
+NO_SANITIZER = echo "make sanitize: compute-sanitizer is not on the PATH (it comes with the CUDA Toolkit, in its bin/ folder); nothing was checked" >&2; exit 1
+sanitize: $(if $(SANITIZER),$(STEPS) $(SANITIZE_EXTRA))  ## tests: compute-sanitizer memcheck, racecheck, synccheck, initcheck
+	@$(if $(SANITIZER),$(NO_GPU_MSG),$(NO_SANITIZER))
 	@bash tests/sanitize.sh "$(SANITIZE_N)" $(STEPS) $(SANITIZE_EXTRA)
-endif
 STEP  ?= 03
 NCU_N ?= 2^24
 NCU_METRICS := gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed sm__warps_active.avg.pct_of_peak_sustained_active \
   $(foreach r,long_scoreboard barrier membar lg_throttle wait short_scoreboard,smsp__average_warps_issue_stalled_$(r)_per_issue_active.ratio)
-ifeq ($(shell command -v ncu 2>/dev/null),)
-ncu profile:
-	@echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2; exit 1
-else
-ncu: step$(STEP)  ## measure: Nsight Compute on one step (STEP=06): time, DRAM throughput, occupancy, stalls
-	@$(NO_GPU_MSG)
+NCU := $(shell command -v ncu 2>/dev/null)
+NO_NCU = echo "make $@: Nsight Compute (ncu) is not on the PATH; it comes with the CUDA Toolkit, or from https://developer.nvidia.com/nsight-compute; nothing was profiled" >&2; exit 1
+ncu: $(if $(NCU),step$(STEP))  ## measure: Nsight Compute on one step (STEP=06): time, DRAM throughput, occupancy, stalls
+	@$(if $(NCU),$(NO_GPU_MSG),$(NO_NCU))
 	ncu --clock-control none --metrics $(subst $() ,$(comma),$(strip $(NCU_METRICS))) \
 	    ./step$(STEP) --n '$(NCU_N)' --check-only
-profile: all bench  ## measure: Nsight Compute on every step and CUB at 2^16, 2^20, 2^28 (step 11: six shapes), with SASS counts: results/<gpu>/profile.csv; ONLY=07,08
-	@$(NO_GPU_MSG)
+profile: $(if $(NCU),all bench)  ## measure: Nsight Compute on every step and CUB at 2^16, 2^20, 2^28 (step 11: six shapes), with SASS counts: results/<gpu>/profile.csv; ONLY=07,08
+	@$(if $(NCU),$(NO_GPU_MSG),$(NO_NCU))
 	python3 bench/profile.py $(if $(ONLY),--only '$(ONLY)')
-endif
 sass: step$(STEP) $(BUILD)/exact/step$(STEP)  ## measure: the step's machine code (STEP=04), with the instructions that matter marked
 	@bash bench/sass.sh $(STEP)
 # make print-NAME prints variable NAME (the tests read these); \n starts a line.
@@ -244,36 +235,7 @@ clean:  ## build: remove what the build made
 	rm -rf $(BUILD) $(ALL_STEPS)
 # Every target the README names; (GPU) marks those that need one to do anything.
 help:  ## build: this list
-	@awk -v gpu=" $(GPU_TARGETS) " "$$HELP_AWK" $(MAKEFILE_LIST)
-# make help: every line with "## SECTION: text", on a rule (the target is its first) or
-# alone ("## NAME ## SECTION: text"), in the order of the files; (GPU) from GPU_TARGETS.
-define HELP_AWK
-function wrap(line, text,   n, w, i, done) {
-    n = split(text, w, " ")
-    for (i = 1; i <= n; i++) {
-        if (length(line) + length(w[i]) >= 100) { done = done line "\n"; line = sprintf("%20s", "") }
-        line = line " " w[i]
-    }
-    return done line "\n"
-}
-{ if (!cont) first = $$0; cont = /\\$$/ }
-match($$0, / ## (build|tests|measure|lab|text): /) {
-    sec = substr($$0, RSTART + 4, RLENGTH - 6); text = substr($$0, RSTART + RLENGTH)
-    name = substr($$0, 1, RSTART - 1)
-    if (name ~ /^## /) name = substr(name, 4); else { sub(/[ :].*/, "", first); name = "make " first }
-    if (seen[name]++) next
-    split(name, w, " "); if (index(gpu, " " w[2] " ")) text = "(GPU) " text
-    body[sec] = body[sec] wrap(sprintf("  %-18s", name), text)
-}
-END {
-    printf "Build\n%sTests\n%sMeasure and look inside\n%s", body["build"], body["tests"], body["measure"]
-    printf "The lab: the experiments behind the numbers, one folder each (lab/README.md)\n%s", body["lab"]
-    printf "The course text\n%s", body["text"]
-    print "(GPU): on a machine without a GPU, the target says so in one line before it builds anything,"
-    print "and make exits with status 2."
-}
-endef
-export HELP_AWK
+	@awk -v gpu=" $(GPU_TARGETS) " -f docs/make_help.awk $(MAKEFILE_LIST)
 
 FORCE:
 # Last resort, for a goal that no rule makes (make step12, make stpe07): one line
@@ -281,7 +243,6 @@ FORCE:
 # that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
-.PHONY: all exact bench compare compare-rows compare-types accuracy inputs-cost compare-multi lab-collectives bits plots readme-table \
-  sanitize step09-needs ncu profile sass clean help FORCE answers-rows ranks-programs docs docs-pages docs-clean course \
-  lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants hygiene hygiene-build faults \
-  test-large stress claims harris clusters $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))
+.PHONY: $(GPU_TARGETS) all exact bench lab-collectives plots readme-table step09-needs sass clean help FORCE answers-rows \
+  ranks-programs docs docs-pages docs-clean course lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants \
+  hygiene hygiene-build faults-build $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))

@@ -98,10 +98,8 @@ $(DOCS_OUT)/results/%.svg: $(RESULTS)/%.svg
 	@cp $< $@
 $(DOCS_OUT)/%.html: docs/%.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
-	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --toc --toc-depth 2 --css style.css --metadata chapter=$* -o $@ $<
-$(DOCS_OUT)/index.html: docs/index.md $(DOCS_INPUTS) | $(DOCS_ASSETS)
-	@mkdir -p $(@D)
-	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css style.css --metadata chapter=index -o $@ $<
+	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) $(if $(filter index,$*),,--toc --toc-depth 2) --css style.css \
+	    --metadata chapter=$* -o $@ $<
 # One file with everything in it (style, figures, plots), to read offline.
 $(DOCS_OUT)/course.html: docs/index.md $(DOCS_INPUTS) docs/style.css $(DOCS_FIGURES) | $(DOCS_ASSETS)
 	@mkdir -p $(@D)
