@@ -32,22 +32,6 @@ A=build/answers
 
 made answers/rows/build "$LOGS/build_answers_rows.log" answers-rows || exit 0
 
-# expect NAME RC LINES REGEX -- PROGRAM ARGS...: the program must exit with
-# RC and print LINES lines, each matching the extended REGEX.
-expect() {
-    local name=$1 want=$2 lines=$3 regex=$4 out rc n bad
-    shift 5
-    out=$("$@" 2>>"$ERR")
-    rc=$?
-    n=$(printf '%s' "$out" | grep -c '')
-    bad=$(printf '%s\n' "$out" | grep -vE "$regex" | head -1)
-    if [ "$rc" = "$want" ] && [ "$n" = "$lines" ] && [ -z "$bad" ]; then
-        echo "PASS $name ($(printf '%s\n' "$out" | tail -1 | cut -d'|' -f2- | cut -c1-200))"
-    else
-        echo "FAIL $name: exit $rc (expected $want), $n lines (expected $lines)${bad:+, '$bad'}; $(tail -1 "$ERR")"
-    fi
-}
-
 SOFTMAX_OK='\| rows add up to 1: yes .*\| rows? 0( to [0-9]+)? alone: the same bits \| OK$'
 BF16_OK="replica's bits: yes, the same bits every run: yes .*\| OK$"
 

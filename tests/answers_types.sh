@@ -27,22 +27,6 @@ A=build/answers
 
 made answers/types/build "$LOGS/build_answers_types.log" answers-types || exit 0
 
-# expect NAME RC LINES REGEX -- PROGRAM ARGS...: the program must exit with
-# RC and print LINES lines, each matching the extended REGEX.
-expect() {
-    local name=$1 want=$2 lines=$3 regex=$4 out rc n bad
-    shift 5
-    out=$("$@" 2>>"$ERR")
-    rc=$?
-    n=$(printf '%s' "$out" | grep -c '')
-    bad=$(printf '%s\n' "$out" | grep -vE "$regex" | head -1)
-    if [ "$rc" = "$want" ] && [ "$n" = "$lines" ] && [ -z "$bad" ]; then
-        echo "PASS $name ($(printf '%s\n' "$out" | tail -1 | cut -d'|' -f2- | cut -c1-200))"
-    else
-        echo "FAIL $name: exit $rc (expected $want), $n lines (expected $lines)${bad:+, '$bad'}; $(tail -1 "$ERR")"
-    fi
-}
-
 SAME='the same (index|bits) every run '
 
 # ---- cli ---------------------------------------------------------------------

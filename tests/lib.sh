@@ -9,6 +9,9 @@
 #   made NAME LOG TARGET...
 #           runs make on the targets into LOG; prints PASS NAME, or FAIL NAME
 #           with make's first errors; returns make's status
+#   expect NAME RC LINES REGEX -- PROGRAM ARGS...
+#           the program must exit with RC and print LINES lines, each
+#           matching the extended REGEX (its stderr appended to $ERR)
 #
 # and, for tests/run, the counting of PASS/FAIL/SKIP lines per group, each
 # group's time, and the groups run in the background.
@@ -33,6 +36,20 @@ made() {
     else
         echo "FAIL $name: $(grep -m3 -E 'error:|\*\*\*' "$log" | tr '\n' ' ')"
         return 1
+    fi
+}
+
+expect() {
+    local name=$1 want=$2 lines=$3 regex=$4 out rc n bad
+    shift 5
+    out=$("$@" 2>>"$ERR")
+    rc=$?
+    n=$(printf '%s' "$out" | grep -c '')
+    bad=$(printf '%s\n' "$out" | grep -vE "$regex" | head -1)
+    if [ "$rc" = "$want" ] && [ "$n" = "$lines" ] && [ -z "$bad" ]; then
+        echo "PASS $name ($(printf '%s\n' "$out" | tail -1 | cut -d'|' -f2- | cut -c1-200))"
+    else
+        echo "FAIL $name: exit $rc (expected $want), $n lines (expected $lines)${bad:+, '$bad'}; $(tail -1 "$ERR")"
     fi
 }
 

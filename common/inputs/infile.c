@@ -23,15 +23,20 @@
 #include "npy.h"
 
 /* ---- 1. failing ---------------------------------------------------------------- */
-/* Writes "'PATH': <what>" into err, closes the file and returns INFILE_BAD. */
-static int bad(infile_t *f, char *err, size_t errlen, const char *fmt, ...)
+void file_error(char *err, size_t errlen, const char *path, const char *fmt, va_list ap)
 {
     char what[400];
+    vsnprintf(what, sizeof what, fmt, ap);
+    snprintf(err, errlen, "'%s': %s", path, what);
+}
+
+/* The line in err, the file closed, INFILE_BAD. */
+static int bad(infile_t *f, char *err, size_t errlen, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    file_error(err, errlen, f->path, fmt, ap);
     va_end(ap);
-    snprintf(err, errlen, "'%s': %s", f->path, what);
     infile_close(f);
     return INFILE_BAD;
 }

@@ -14,6 +14,7 @@
 #ifndef INPUTS_H
 #define INPUTS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +116,9 @@ void infile_close(infile_t *f);
 /* Reads exactly len bytes of file descriptor fd at offset off; 0, or -1 on an
  * error or an early end (for step 12's typed files too). */
 int file_read_at(int fd, void *buf, size_t len, uint64_t off);
+/* Writes "'PATH': <what>" into err, what from fmt and ap (the one line that
+ * names a bad file, for step 12's typed files too). */
+void file_error(char *err, size_t errlen, const char *path, const char *fmt, va_list ap);
 
 #ifdef __cplusplus
 }

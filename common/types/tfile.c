@@ -17,15 +17,13 @@
 #include "../inputs/npy.h"
 #include "typed.h"
 
-/* "'PATH': <what>" in err; the file closed; INFILE_BAD. */
+/* file_error's line in err (inputs/infile.c), the file closed, INFILE_BAD. */
 static int bad(tfile_t *f, char *err, size_t errlen, const char *fmt, ...)
 {
-    char what[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    file_error(err, errlen, f->path, fmt, ap);
     va_end(ap);
-    snprintf(err, errlen, "'%s': %s", f->path, what);
     tfile_close(f);
     return INFILE_BAD;
 }
