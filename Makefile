@@ -74,23 +74,18 @@ prog2 = $(call prog,$(1),$(2),float,$(4),$(5),$(6),$(7),$(8))$(call \
 # ---- the steps: every steps/NN_name.cu, as ./stepNN (float) and build/exact/stepNN
 # (uint32). Step 09 adds common/multi/ (several GPUs: NCCL, MPI), step 11 common/rows/,
 # step 12 common/types/ (typed arrays: no uint32 build).
-MULTI_NUM  := 09
-ROWS_NUM   := 11
-TYPES_NUM  := 12
-num         = $(firstword $(subst _, ,$(notdir $(1))))
-steps_of    = $(foreach f,$(1),step$(call num,$(f)))
-MULTI_SRCS := $(wildcard steps/$(MULTI_NUM)_*.cu)
-ROWS_SRCS  := $(wildcard steps/$(ROWS_NUM)_*.cu)
-TYPES_SRCS := $(wildcard steps/$(TYPES_NUM)_*.cu)
-STEP_SRCS  := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS) $(TYPES_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
-STEPS      := $(call steps_of,$(STEP_SRCS))
+num          = $(firstword $(subst _, ,$(notdir $(1))))
+steps_of     = $(foreach f,$(1),step$(call num,$(f)))
+MULTI_SRCS  := $(wildcard steps/09_*.cu)
+ROWS_SRCS   := $(wildcard steps/11_*.cu)
+TYPES_SRCS  := $(wildcard steps/12_*.cu)
+STEP_SRCS   := $(filter-out $(MULTI_SRCS) $(ROWS_SRCS) $(TYPES_SRCS),$(sort $(wildcard steps/[0-9][0-9]_*.cu)))
+STEPS       := $(call steps_of,$(STEP_SRCS))
 MULTI_STEPS := $(call steps_of,$(MULTI_SRCS))
-ROWS_STEPS := $(call steps_of,$(ROWS_SRCS))
+ROWS_STEPS  := $(call steps_of,$(ROWS_SRCS))
 TYPES_STEPS := $(call steps_of,$(TYPES_SRCS))
-EXACT      := $(STEPS:%=$(BUILD)/exact/%)
-ALL_STEPS  := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS) $(TYPES_STEPS))
-FIRST_NUM  := $(patsubst step%,%,$(firstword $(ALL_STEPS)))
-LAST_NUM   := $(patsubst step%,%,$(lastword $(ALL_STEPS)))
+EXACT       := $(STEPS:%=$(BUILD)/exact/%)
+ALL_STEPS   := $(sort $(STEPS) $(MULTI_STEPS) $(ROWS_STEPS) $(TYPES_STEPS))
 # NCCL (the CUDA Toolkit's or the system's) and MPI (mpicc: a process a GPU):
 # without either the rest builds, and make says what is missing.
 nccl_dirs    = $(NCCL_HOME) $(CUDA_HOME) /usr /usr/local
@@ -122,9 +117,9 @@ TYPES_OBJS := $(patsubst common/%.c,$(BUILD)/float/%.o,$(wildcard common/types/*
 $(TYPES_OBJS): $(TYPES_HEADERS)
 # What step NN adds to the harness: objects (float|exact), flags, link flags, headers,
 # builds (step 12's elements are typed: no uint32 build).
-is_multi     = $(filter $(1),$(MULTI_NUM))
-is_rows      = $(filter $(1),$(ROWS_NUM))
-is_types     = $(filter $(1),$(TYPES_NUM))
+is_multi     = $(filter step$(1),$(MULTI_STEPS))
+is_rows      = $(filter step$(1),$(ROWS_STEPS))
+is_types     = $(filter step$(1),$(TYPES_STEPS))
 part_objs    = $(if $(is_multi),$(call multi_objs,$(2)))$(if $(is_rows),$(BUILD)/$(2)/rows/rows.o)$(if $(is_types),$(TYPES_OBJS))
 part_flags   = $(if $(is_multi),-I$(NCCL_INC))
 part_link    = $(if $(is_multi),$(MULTI_LINK))
@@ -239,10 +234,11 @@ help:  ## build: this list
 
 FORCE:
 # Last resort, for a goal that no rule makes (make step12, make stpe07): one line
-# that names the steps there are (exit 2). .DEFAULT, not a match-anything rule:
+# that names the steps there are (exit 2); a file that exists (a source, which
+# make -B asks to remake) is left as it is. .DEFAULT, not a match-anything rule:
 # that one would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
-	$(error make $@: no such step or target; the steps are step$(FIRST_NUM) to step$(LAST_NUM) (make step03); make help lists the others)
+	$(if $(wildcard $@),,$(error make $@: no such step or target; the steps are $(firstword $(ALL_STEPS)) to $(lastword $(ALL_STEPS)) (make step03); make help lists the others))
 .PHONY: $(GPU_TARGETS) all exact bench lab-collectives plots readme-table step09-needs sass clean help FORCE answers-rows \
   ranks-programs docs docs-pages docs-clean course lab-page test test-full unit exact-speed exact-acc-test exact-acc-mutants \
   hygiene hygiene-build faults-build $(if $(HAVE_MULTI),,$(MULTI_STEPS) $(MULTI_STEPS:%=$(BUILD)/exact/%))

@@ -1,31 +1,22 @@
 # answers.mk: the exercise answers, each a program on the harness built like the
 # steps: build/answers/NAME (float) and, where it makes sense, NAME_exact (uint32).
 ANSWERS_DIR := $(BUILD)/answers
-# Most answers are answers/NAME.cu; src_NAME and flags_NAME build another
+# Most answers are answers/NAME.cu; variant(NAME, SOURCE, FLAGS) builds another
 # answer's source with a switch, so that the two versions stay one diff apart.
-src_01_interleaved_strided   := 01_interleaved
-flags_01_interleaved_strided := -DSTRIDED_INDEX
-src_04_subwarp_tiles_8       := 04_subwarp_tiles
-flags_04_subwarp_tiles_8     := -DTILE=8
-src_07_compensated_front     := 07_compensated
-flags_07_compensated_front   := -DFRONT_ONLY
-# Step 10's test for the fast path kept with a group of 64: wrong on purpose.
-src_10_group64_span24        := 10_group64
-flags_10_group64_span24      := -DGROUP64_SPAN=24
-# The softmax with the row's end padded with 0 where it takes -inf: wrong on purpose.
-src_11_softmax_pad0          := 11_softmax
-flags_11_softmax_pad0        := -DPAD=0.0f
-# Chapter 12: the RMSNorm statistic is 11_bf16 summing squares; argmin and the int8
-# dot product each have versions wrong on purpose (ties to the last index, NaN
-# last, an int32 accumulator).
-src_12_rms_rows              := 11_bf16
-flags_12_rms_rows            := -DSQUARES
-src_12_argmin_ties_last      := 12_argmin
-flags_12_argmin_ties_last    := -DTIES_LAST
-src_12_argmin_nan_last       := 12_argmin
-flags_12_argmin_nan_last     := -DNAN_LAST
-src_12_int8_dot_acc32        := 12_int8_dot
-flags_12_int8_dot_acc32      := -DACC32
+variant = $(eval src_$(1) := $(2))$(eval flags_$(1) := $(3))
+$(call variant,01_interleaved_strided,01_interleaved,-DSTRIDED_INDEX)
+$(call variant,04_subwarp_tiles_8,04_subwarp_tiles,-DTILE=8)
+$(call variant,07_compensated_front,07_compensated,-DFRONT_ONLY)
+# Wrong on purpose: step 10's fast path kept with a group of 64; the softmax
+# padded with 0 where it takes -inf; argmin's ties to the last index, NaN last;
+# the int8 dot product in an int32 accumulator. RMSNorm's statistic is 11_bf16
+# summing squares.
+$(call variant,10_group64_span24,10_group64,-DGROUP64_SPAN=24)
+$(call variant,11_softmax_pad0,11_softmax,-DPAD=0.0f)
+$(call variant,12_argmin_ties_last,12_argmin,-DTIES_LAST)
+$(call variant,12_argmin_nan_last,12_argmin,-DNAN_LAST)
+$(call variant,12_int8_dot_acc32,12_int8_dot,-DACC32)
+$(call variant,12_rms_rows,11_bf16,-DSQUARES)
 ANSWERS_TYPES := 12_argmin 12_argmin_ties_last 12_argmin_nan_last 12_int8_dot 12_int8_dot_acc32 12_rms_rows
 # Float and exact, but float only where an exact build has no meaning: 07_normalize
 # (divides by the sum), 07_plain_launch (never sums), cluster_occupancy (not a sum),

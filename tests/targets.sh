@@ -9,6 +9,7 @@
 #   make help's (GPU) marks are the Makefile's GPU_TARGETS, no more, no fewer
 #   a step that does not exist (make step11, make stpe07): one line that
 #   names the steps there are, exit status 2
+#   make -B step03 plans its build (every source left as it is)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 M="make --no-print-directory"
@@ -52,3 +53,10 @@ range="the steps are $(echo $steps | cut -d' ' -f1) to $(echo $steps | tr ' ' '\
 next=$(printf 'step%02d' $(($(echo $steps | tr ' ' '\n' | tail -1 | tr -dc 0-9 | sed 's/^0//') + 1)))
 one_line "make $next (no such step)" "make $next: no such step or target; $range" "$next"
 one_line "make stpe07 (a typo)" "make stpe07: no such step or target; $range" stpe07
+# make -B remakes every target, and asks of each source how to remake it: a file
+# that exists is left as it is (the last-resort rule answers only for a missing one).
+if out=$($M -n -B step03 BUILD="$tmp/build" 2>&1) && echo "$out" | grep -q "nvcc .* -o step03 "; then
+    echo "PASS targets/make -B step03: plans the build, no 'no such step' for its sources"
+else
+    echo "FAIL targets/make -B step03: $(echo "$out" | grep -m1 -E 'no such|Error|\*\*\*')"
+fi

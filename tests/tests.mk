@@ -46,11 +46,8 @@ $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_exact: tests/exact
 	@mkdir -p $(@D)
 	$(CXX) $(EXACT_ACC) $(call exact_acc_flags,$(notdir $@)) -o $@ $<
 exact-acc-test: $(TB)/exact_acc_float $(TB)/exact_acc_no_fp64 $(TB)/exact_acc_exact  ## tests: step 10's accumulator on the CPU against an exact oracle (no GPU)
-	$(TB)/exact_acc_float $(TB)/exact_acc_float.cases
-	python3 tests/exact_acc_oracle.py $(TB)/exact_acc_float.cases
-	$(TB)/exact_acc_no_fp64 $(TB)/exact_acc_no_fp64.cases
-	python3 tests/exact_acc_oracle.py $(TB)/exact_acc_no_fp64.cases
-	$(TB)/exact_acc_exact
+	for k in float no_fp64; do $(TB)/exact_acc_$$k $(TB)/exact_acc_$$k.cases && \
+	    python3 tests/exact_acc_oracle.py $(TB)/exact_acc_$$k.cases || exit 1; done; $(TB)/exact_acc_exact
 exact-acc-mutants:  ## tests: the same test on broken copies of it: each must fail
 	@CXX=$(CXX) CUDA_HOME=$(CUDA_HOME) bash tests/exact_acc_mutants.sh $(BUILD)
 # ---- mutants the GPU tests must catch: tests/mutants/NAME.cu, and sed scripts that must change a source
