@@ -11,6 +11,7 @@ results/<gpu>/profile.csv, which the chapters quote through the page filter.
 
     python3 bench/profile.py                 every program below
     python3 bench/profile.py --only 07,08    those steps alone; other rows kept
+    python3 bench/profile.py --only 12_bf16_max,12_float_argmax    step 12's pairs (12_TYPE_OP)
     python3 bench/profile.py --list          the runs, without running them
 
 Nsight Compute runs with --clock-control none (the GPU's own clocks, as in
@@ -36,6 +37,10 @@ RUNS += [("09", "./step09 --gpus 1", ["2^20", "2^24", "2^28"]),
          ("11", "./step11", ["1x268435456", "16x16777216", "65536x4096", "268435x1000", "2684354x100",
                              "8388608x32"]),
          ("cub", "./build/bench/cub_sum", SIZES)]
+# Step 12: a pair a program (12_TYPE_OP), at the sizes where it stands against CUB.
+RUNS += [(f"12_{t}_{o}", f"./step12 --type {t} --op {o}", ["2^16", "2^22", "2^24", "2^28"])
+         for t, o in [("float", "sum"), ("bf16", "sum"), ("float", "max"), ("bf16", "max"), ("float", "argmax"),
+                      ("bf16", "argmax")]]
 
 STALLS = ["long_scoreboard", "barrier", "membar", "lg_throttle", "wait", "short_scoreboard",
           "no_instruction", "math_pipe_throttle", "mio_throttle", "not_selected", "selected",
