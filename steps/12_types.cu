@@ -104,8 +104,8 @@ struct ArgMax {
 template <typename In> struct alignas(16) vec16 { In x[16 / sizeof(In)]; };
 
 // One vector (elements first, first + 1, ...) folded into acc. Argmax takes
-// the vector's largest key, as max does, and finds its index only when that
-// key can win: its whole combine per element is what the loads leave no time for.
+// the vector's largest key, as max does, and looks for its index only when it
+// can win: a full combine per element costs more than the loads leave time for.
 template <typename In, typename Op>
 __device__ void fold_vector(typename Op::acc_t &acc, const vec16<In> &v, size_t first)
 {
