@@ -1,5 +1,4 @@
-# The course's one build file; `make help` lists the targets. Code is built for this machine's
-# GPU or, with none, for every architecture the toolkit knows (slow): ARCH=sm_90 picks one.
+# The course's one build file; `make help` lists the targets (ARCH=sm_90 builds for one GPU).
 # Targets that need a GPU: without one (nvidia-smi -L; HAVE_GPU= acts so) they say so, exit 2.
 GPU_TARGETS := compare compare-rows compare-types compare-multi bits claims accuracy inputs-cost harris clusters \
                sanitize ncu profile test-large stress faults
@@ -44,7 +43,7 @@ $(BUILD)/gencode: FORCE # GPU code is rebuilt when the architectures change
 # ---- the harness: common/*.c for float (build/float/) and uint32 (build/exact/),
 # each an archive, so that a program links only the objects it calls.
 HARNESS := $(patsubst common/%.c,%,$(wildcard common/*.c common/inputs/*.c))
-HEADERS := $(wildcard common/*.h common/inputs/*.h)
+HEADERS := $(wildcard common/*.h common/*/*.h)
 STEP_HEADERS := $(wildcard steps/*.cuh)
 lib        = $(BUILD)/$(1)/libharness.a
 exact_flag = $(if $(findstring exact,$(1)),-DREDUCE_EXACT)
@@ -99,7 +98,6 @@ STEP09_NEEDS := $(if $(NCCL_INC),,NCCL (nccl.h and libnccl: the CUDA Toolkit's, 
 HAVE_MULTI  := $(if $(strip $(STEP09_NEEDS)),,yes)
 STEP09_MSG  := $(MULTI_STEPS) and the answers on several GPUs need $(strip $(STEP09_NEEDS)), which this \
                machine lacks; the other steps build without them
-MULTI_HEADERS := $(HEADERS) common/multi/multi.h common/multi/team.h
 MPI_LINK    = $(patsubst -Wl$(comma)%,-Xlinker %,$(filter-out -pthread,$(MPI_LIBS)))
 MULTI_LINK  = -L$(NCCL_LIBDIR) -lnccl $(MPI_LINK)
 multi_objs  = $(foreach p,team shard multi,$(BUILD)/$(1)/multi/$(p).o)
@@ -109,26 +107,20 @@ multi_flags = $(call exact_flag,$(1)) $(if $(findstring virtual,$(1))$(findstrin
               $(if $(findstring fault,$(1)),-DINJECT_FAULT) $(if $(findstring shift,$(1)),-DSHARD_SHIFT=1000)
 $(foreach k,float exact float-virtual exact-virtual float-fault float-shift exact-shift,$(eval $(call \
   OBJ_RULES,$(BUILD)/$(k)/multi,common/multi,$$(CFLAGS) $$(CWARN) $(call multi_flags,$(k)) -I$$(CUDA_HOME)/include \
-  $$(MPI_CFLAGS),$(MULTI_HEADERS))))
-ROWS_HEADERS := $(HEADERS) common/rows/rows.h
-$(BUILD)/float/rows/rows.o $(BUILD)/exact/rows/rows.o: common/rows/rows.h
-TYPES_HEADERS := $(HEADERS) $(wildcard common/types/*.h)
+  $$(MPI_CFLAGS),$(HEADERS))))
 TYPES_OBJS := $(patsubst common/%.c,$(BUILD)/float/%.o,$(wildcard common/types/*.c))
-$(TYPES_OBJS): $(TYPES_HEADERS)
-# What step NN adds to the harness: objects (float|exact), flags, link flags, headers,
-# builds (step 12's elements are typed: no uint32 build).
+# What step NN adds to the harness: objects (float|exact), flags, link flags, builds (step 12's elements are typed: no uint32 build).
 is_multi     = $(filter step$(1),$(MULTI_STEPS))
 is_rows      = $(filter step$(1),$(ROWS_STEPS))
 is_types     = $(filter step$(1),$(TYPES_STEPS))
 part_objs    = $(if $(is_multi),$(call multi_objs,$(2)))$(if $(is_rows),$(BUILD)/$(2)/rows/rows.o)$(if $(is_types),$(TYPES_OBJS))
 part_flags   = $(if $(is_multi),-I$(NCCL_INC))
 part_link    = $(if $(is_multi),$(MULTI_LINK))
-part_headers = $(if $(is_multi),$(MULTI_HEADERS))$(if $(is_rows),$(ROWS_HEADERS))$(if $(is_types),$(TYPES_HEADERS))
 part_kinds   = float $(if $(is_types),,exact)
 BUILDABLE := $(STEP_SRCS) $(ROWS_SRCS) $(TYPES_SRCS) $(if $(HAVE_MULTI),$(MULTI_SRCS))
 $(foreach f,$(BUILDABLE),$(foreach n,$(call num,$(f)),$(foreach k,$(call part_kinds,$(n)),$(call prog,$(if \
   $(filter exact,$(k)),$(BUILD)/exact/)step$(n),$(f),$(k),$(call part_flags,$(n)),$(call part_objs,$(n),$(k)),$(call \
-  part_link,$(n)),$(call part_headers,$(n))))))
+  part_link,$(n))))))
 .DEFAULT_GOAL := all
 ## make stepNN ## build: one step, e.g. make step03 && ./step03
 all: $(call steps_of,$(BUILDABLE)) $(if $(HAVE_MULTI),,step09-needs)  ## build: every step as ./stepNN (float); make -j2 (or -j$(nproc)) builds side by side (step 09 needs NCCL and MPI; without them make says so and goes on)
@@ -157,9 +149,9 @@ CCCL_PIP     := $(shell python3 -c "import glob, nvidia; print(' '.join(d for p 
 CCCL_INCLUDE ?= $(firstword $(foreach d,$(CUDA_HOME)/include/cccl $(CCCL_PIP),$(call has_g2g,$(d))))
 ## make bench ## build: the CUB baselines and the bandwidth ceiling, in build/bench/
 $(foreach p,cub_sum cub_types ceiling,$(call prog,$(BUILD)/bench/$(p),bench/$(p).cu,float,,,,,bench))
-$(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
+$(call prog,$(BUILD)/bench/cub_rows,bench/cub_rows.cu,float,,$(BUILD)/float/rows/rows.o,,,bench)
 ifneq ($(CCCL_INCLUDE),)
-$(call prog,$(BUILD)/bench/cub_rows_fixed,bench/cub_rows.cu,float,-I$(CCCL_INCLUDE) -DFIXED_SIZE,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),bench)
+$(call prog,$(BUILD)/bench/cub_rows_fixed,bench/cub_rows.cu,float,-I$(CCCL_INCLUDE) -DFIXED_SIZE,$(BUILD)/float/rows/rows.o,,,bench)
 $(call prog,$(BUILD)/bench/cub_gpu_to_gpu,bench/cub_gpu_to_gpu.cu,float,-I$(CCCL_INCLUDE),,,,bench)
 else
 bench:
@@ -184,10 +176,8 @@ bits: step08  ## measure: step 08's result bits on this GPU (results/<gpu>/bits0
 compare-multi: step08 step09 $(BUILD)/answers/10_multi_gpu  ## measure: steps 09 and 10 on one GPU up to every GPU here (results/<gpu>-x<G>/); MULTI_GPUS=1 for the one-GPU baseline; LARGE=3*2^33 adds a sum larger than one GPU holds
 	python3 bench/compare_multi.py $(if $(MULTI_GPUS),--gpus $(MULTI_GPUS)) $(if $(LARGE),--large '$(LARGE)') \
 	    $(if $(LARGE_ONLY),--large-only)
-$(BUILD)/lab/collectives: lab/multi-gpu/collectives.cu $(BUILD)/gencode
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(NVWARN) $(GENCODE) -I$(NCCL_INC) -o $@ $< -L$(NCCL_LIBDIR) -lnccl
-lab-collectives: $(BUILD)/lab/collectives  ## lab: each piece of a small run on several GPUs timed alone (lab/multi-gpu/)
+## make lab-collectives ## lab: each piece of a small run on several GPUs timed alone (lab/multi-gpu/)
+$(call prog,$(BUILD)/lab/collectives,lab/multi-gpu/collectives.cu,float,-I$(NCCL_INC),,-L$(NCCL_LIBDIR) -lnccl,,lab-collectives)
 plots:  ## measure: redraw the plots from results/<gpu>/compare.csv and accuracy.csv (gnuplot)
 	@for d in results/*/; do [ -f $$d/compare.csv ] && python3 bench/plots.py $${d%/}; done; true
 	@for d in results/*/; do [ -f $$d/accuracy.csv ] && python3 bench/accuracy.py --from $${d%/}; done; true
@@ -233,10 +223,9 @@ help:  ## build: this list
 	@awk -v gpu=" $(GPU_TARGETS) " -f docs/make_help.awk $(MAKEFILE_LIST)
 
 FORCE:
-# Last resort, for a goal that no rule makes (make step12, make stpe07): one line
-# that names the steps there are (exit 2); a file that exists (a source, which
-# make -B asks to remake) is left as it is. .DEFAULT, not a match-anything rule:
-# that one would also give its recipe to targets without one (multi-tests).
+# Last resort, for a goal no rule makes (make step13, make stpe07): one line naming the steps
+# (exit 2); a file that exists (a source make -B asks about) is left as it is. .DEFAULT, not a
+# match-anything rule, which would also give its recipe to targets without one (multi-tests).
 .DEFAULT:
 	$(if $(wildcard $@),,$(error make $@: no such step or target; the steps are $(firstword $(ALL_STEPS)) to $(lastword $(ALL_STEPS)) (make step03); make help lists the others))
 .PHONY: $(GPU_TARGETS) all exact bench lab-collectives plots readme-table step09-needs sass clean help FORCE answers-rows \

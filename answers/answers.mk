@@ -38,10 +38,8 @@ $(ANSWERS_DIR)/cluster_occupancy: lab/small-sizes/clusters.cuh lab/small-sizes/c
 ## make answers ## build: the exercise answers, in build/answers/
 ifneq ($(HAVE_MULTI),)
 $(foreach a,09_allreduce 10_multi_gpu 10_round_ranks,$(foreach k,float exact,$(call prog,$(ANSWERS_DIR)/$(a)$(if \
-  $(filter exact,$(k)),_exact),answers/$(a).cu,$(k),-I$(NCCL_INC),$(call multi_objs,$(k)),$(MULTI_LINK),$(MULTI_HEADERS) \
-  answers/nccl_comms.cuh,answers)))
+  $(filter exact,$(k)),_exact),answers/$(a).cu,$(k),-I$(NCCL_INC),$(call multi_objs,$(k)),$(MULTI_LINK),answers/nccl_comms.cuh,answers)))
 endif
-# What the quick GPU group `ranks` runs beside step 09: step 10 on several GPUs.
 ranks-programs: $(if $(HAVE_MULTI),$(ANSWERS_DIR)/10_multi_gpu $(ANSWERS_DIR)/10_multi_gpu_exact)  ## tests: build step 10 on several GPUs (answers/10_multi_gpu.cu), which the GPU group ranks runs beside step 09 (needs NCCL and MPI)
 # Step 11's answers that are programs: the build tier of the tests builds them.
 answers-rows: $(addprefix $(ANSWERS_DIR)/,11_softmax 11_softmax_pad0 11_bf16)  ## build: step 11's answers only (a softmax, bf16 rows), in build/answers/

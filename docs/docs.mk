@@ -84,12 +84,12 @@ lab-page: $(LAB_SRC) docs/template_lab.md $(DOCS_FILTER) $(DOCS_FILTER_PARTS)
 	@$(LAB_RENDER)
 	@echo "The lab's page on step 10's rounds is $(LAB_PAGE)."
 endif
+ANSWER_PAGE = @mkdir -p $(@D); echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer \
+              --metadata answer-file=$< -o $@ /dev/null
 $(DOCS_OUT)/answers/%.html: answers/%.md $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
-	@mkdir -p $(@D)
-	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
+	$(ANSWER_PAGE)
 $(DOCS_OUT)/answers/%.html: answers/% $(DOCS_FILTER) $(DOCS_FILTER_PARTS) $(DOCS_TEMPLATE) | $(DOCS_ASSETS)
-	@mkdir -p $(@D)
-	@echo "  pandoc  $@"; $(PANDOC) $(DOCS_FLAGS) --css ../style.css --metadata chapter=answer --metadata answer-file=$< -o $@ /dev/null
+	$(ANSWER_PAGE)
 $(DOCS_OUT)/style.css $(DOCS_FIGURES): $(DOCS_OUT)/%: docs/%
 	@mkdir -p $(@D)
 	@cp $< $@

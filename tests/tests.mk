@@ -28,7 +28,7 @@ $(TB)/unit_inputs_mutant: $(TB)/mutant/exact_round.c
 unit: $(TB)/unit_inputs $(TB)/unit_inputs_mutant $(TB)/unit_inputs_san  ## tests: build the host unit tests only (make test T=unit builds and runs them)
 # Step 12's harness on the CPU: the double accumulator, references, typed files.
 TYPES_TEST_SRCS := $(addprefix common/types/,dexact.c reference.c tfile.c) $(INPUTS_SRCS)
-$(TB)/unit_types: tests/unit_types.c $(TYPES_TEST_SRCS) $(TYPES_HEADERS) $(INPUTS_DEPS)
+$(TB)/unit_types: tests/unit_types.c $(TYPES_TEST_SRCS) $(HEADERS) $(INPUTS_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(TYPES_TEST_SRCS) -lm
 unit: $(TB)/unit_types
@@ -68,9 +68,9 @@ from_grid_order   := $(wildcard steps/08_*.cu)
 $(foreach m,$(call sed_names,steps),$(call sed_mutant,$(BUILD)/mutants/src/$(m).cu,tests/mutants/steps/$(m).sed,$(from_$(m)))\
   $(call prog2,$(BUILD)/mutants/$(m),$(BUILD)/mutants/src/$(m).cu,,-Isteps,,,,mutants))
 $(foreach m,$(call sed_names,rows),$(call sed_mutant,$(BUILD)/mutants/rows/src/$(m).cu,tests/mutants/rows/$(m).sed,$(ROWS_SRCS))\
-  $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,$(ROWS_HEADERS),rows-mutants))
+  $(call prog2,$(BUILD)/mutants/rows/$(m),$(BUILD)/mutants/rows/src/$(m).cu,,-Isteps,$(BUILD)/float/rows/rows.o,,,rows-mutants))
 $(foreach m,$(call sed_names,types),$(call sed_mutant,$(BUILD)/mutants/types/src/$(m).cu,tests/mutants/types/$(m).sed,$(TYPES_SRCS))\
-  $(call prog,$(BUILD)/mutants/types/$(m),$(BUILD)/mutants/types/src/$(m).cu,float,-Isteps,$(TYPES_OBJS),,$(TYPES_HEADERS),types-mutants))
+  $(call prog,$(BUILD)/mutants/types/$(m),$(BUILD)/mutants/types/src/$(m).cu,float,-Isteps,$(TYPES_OBJS),,,types-mutants))
 $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact_gpu/$(m).cu,tests/mutants/exact_gpu/$(m).sed,steps/10_exact.cu)\
   $(call prog,$(BUILD)/mutants/exact_gpu/$(m),$(BUILD)/mutants/exact_gpu/$(m).cu,float,-Isteps,,,,exact-gpu-mutants))
 # ---- programs on several GPUs, where NCCL and MPI are, with the harness's test seams:
@@ -78,8 +78,8 @@ $(foreach m,$(call sed_names,exact_gpu),$(call sed_mutant,$(BUILD)/mutants/exact
 # NAME_fault: REDUCE_FAULT_RANK=r makes rank r fault. multi_test(program, source, kind)
 is_fault   = $(findstring fault,$(3))
 multi_test = $(call prog,$(1),$(2),$(if $(findstring exact,$(3)),exact,float),-Isteps -Ianswers $(if $(is_fault),-I$(NCCL_INC),-Itests/fake_nccl),$(if \
-  $(is_fault),,tests/fake_nccl/nccl.cu) $(call multi_objs,$(3)),$(if $(is_fault),$(MULTI_LINK),$(MPI_LINK)),$(MULTI_HEADERS) \
-  tests/fake_nccl/nccl.cu tests/fake_nccl/nccl.h,multi-tests)
+  $(is_fault),,tests/fake_nccl/nccl.cu) $(call multi_objs,$(3)),$(if $(is_fault),$(MULTI_LINK),$(MPI_LINK)),tests/fake_nccl/nccl.cu \
+  tests/fake_nccl/nccl.h,multi-tests)
 test_name  = $(if $(filter steps/%,$(1)),step$(call num,$(1)),$(basename $(notdir $(1))))
 MM := $(BUILD)/mutants/multi
 from_drop_rank := $(MULTI_SRCS)
@@ -113,7 +113,7 @@ $(HYG)/fuzz_args: tests/fuzz_args.c $(HYG)/float/libharness.a $(HEADERS)
 	$(CC) -O1 -g $(SAN_FLAGS) $(CWARN) $(OPENMP) -I$(CUDA_HOME)/include -o $@ $< $(HYG)/float/libharness.a -lm
 # Every step with its host code sanitized, PTX for the oldest architecture (quick).
 $(foreach f,$(STEP_SRCS) $(ROWS_SRCS),$(eval $(HYG)/step$(call num,$(f)): $(f) $(if $(call is_rows,$(call num,$(f))),\
-  $(HYG)/float/rows/rows.o $(ROWS_HEADERS)) $(HYG)/float/libharness.a $(HEADERS)))
+  $(HYG)/float/rows/rows.o) $(HYG)/float/libharness.a $(HEADERS)))
 $(HYG)/step%:
 	$(NVCC) -O1 -std=c++20 $(SAN_XFLAGS) -gencode arch=compute_75,code=compute_75 -o $@ $(filter-out %.h %.a,$^) $(filter %.a,$^) $(LDLIBS)
 HYG_STEPS ?= $(STEPS)
