@@ -40,7 +40,7 @@
 #include <type_traits>
 #include <cooperative_groups.h>
 
-#include "../common/parts.h"
+#include "../common/answer_main.h"
 
 namespace cg = cooperative_groups;
 
@@ -160,55 +160,9 @@ static void help(const char *argv0)
            sizeof(acc_t) == 4 ? "in int32 (wraps from n = 2^17 on)" : "exactly (int32 a load, int64 after)");
 }
 
-static int usage(const char *argv0, const char *why)
-{
-    fprintf(stderr, "%s: %s\nTry '%s --help'.\n", g_step, why, argv0);
-    return EXIT_USAGE;
-}
-
 int main(int argc, char **argv)
 {
     g_step = sizeof(acc_t) == 4 ? "12_int8_dot_acc32" : "12_int8_dot";
-    size_t ns[MAX_LIST] = { (size_t)1 << 24 };
-    int count = 1, input = 0;
-    uint64_t seed = 1;
-    char why[300];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return help(argv[0]), EXIT_OK;
-        if (strcmp(a, "--n") && strcmp(a, "--input") && strcmp(a, "--seed"))
-            return snprintf(why, sizeof why, "unknown option '%s'", a), usage(argv[0], why);
-        if (!val) return snprintf(why, sizeof why, "%s needs a value", a), usage(argv[0], why);
-        i++;
-        if (!strcmp(a, "--n")) {
-            char item[64], err[200];
-            for (count = 0; *val; count++) {
-                size_t k = strcspn(val, ",");
-                if (count == MAX_LIST) return usage(argv[0], "--n: too many sizes");
-                snprintf(item, sizeof item, "%.*s", (int)(k < 63 ? k : 63), val);
-                if (parse_size(item, &ns[count], err, sizeof err))
-                    return snprintf(why, sizeof why, "--n: %s", err), usage(argv[0], why);
-                if (ns[count] < 1 || ns[count] > MAX_N)
-                    return snprintf(why, sizeof why, "--n: %s is not 1 to 2^40", item), usage(argv[0], why);
-                val += k + (val[k] == ',');
-            }
-        } else if (!strcmp(a, "--input")) {
-            if (strcmp(val, "uniform") && strcmp(val, "extreme"))
-                return snprintf(why, sizeof why, "--input: '%s' is not uniform or extreme", val), usage(argv[0], why);
-            input = !strcmp(val, "extreme");
-        } else {
-            char *end;
-            seed = strtoull(val, &end, 10);
-            if (*end || !*val) return snprintf(why, sizeof why, "--seed: '%s' is not a whole number", val), usage(argv[0], why);
-        }
-    }
-    device_t dev;
-    count_devices();
-    open_device_id(&dev, 0);
-    int rc = EXIT_OK;
-    for (int k = 0; k < count; k++) {
-        int r = run_size(&dev, ns[k], input, seed);
-        if (r > rc) rc = r;
-    }
-    return rc;
+    static const answer_t answer = { inputs, 2, MAX_N, "2^40", help, run_size };
+    return answer_main(argc, argv, &answer);
 }
