@@ -30,6 +30,31 @@ void file_error(char *err, size_t errlen, const char *path, const char *fmt, va_
     snprintf(err, errlen, "'%s': %s", path, what);
 }
 
+static int say(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    file_error(err, errlen, path, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int file_open_head(const char *path, int *fd, uint64_t *size, unsigned char *head, size_t len,
+                   const char *what, char *err, size_t errlen)
+{
+    struct stat st;
+    errno = 0;
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0) return say(err, errlen, path, "cannot open it: %s", strerror(errno));
+    if (fstat(*fd, &st) != 0) return say(err, errlen, path, "cannot read it: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode)) return say(err, errlen, path, "is not a regular file");
+    *size = (uint64_t)st.st_size;
+    if (*size == 0) return say(err, errlen, path, "the file is empty: nothing to %s", what);
+    if (file_read_at(*fd, head, *size < len ? (size_t)*size : len, 0) != 0)
+        return say(err, errlen, path, "cannot read it: %s", errno ? strerror(errno) : "it ended early");
+    return 0;
+}
+
 /* The line in err, the file closed, INFILE_BAD. */
 static int bad(infile_t *f, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -112,20 +137,14 @@ static int ends_with(const char *s, const char *tail)
 
 static int open_file(infile_t *f, const char *path, int max_dims, char *err, size_t errlen)
 {
-    struct stat st;
     unsigned char b[NPY_PREFIX] = { 0 };
+    uint64_t size = 0;
     memset(f, 0, sizeof *f);
     f->path = path;
-    errno = 0;
-    f->fd = open(path, O_RDONLY);
-    if (f->fd < 0) return bad(f, err, errlen, "cannot open it: %s", strerror(errno));
-    if (fstat(f->fd, &st) != 0) return bad(f, err, errlen, "cannot read it: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode)) return bad(f, err, errlen, "is not a regular file");
-    uint64_t size = (uint64_t)st.st_size;
-    if (size == 0) return bad(f, err, errlen, "the file is empty: nothing to sum");
-    if (file_read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
-        return bad(f, err, errlen, "cannot read it: %s",
-                   errno ? strerror(errno) : "it ended early");
+    if (file_open_head(path, &f->fd, &size, b, sizeof b, "sum", err, errlen)) {
+        infile_close(f);
+        return INFILE_BAD;
+    }
     if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, max_dims, err, errlen);
     if (ends_with(path, ".npy"))
         return bad(f, err, errlen, "the name ends in .npy but the file does not start with "

@@ -119,6 +119,12 @@ int file_read_at(int fd, void *buf, size_t len, uint64_t off);
 /* Writes "'PATH': <what>" into err, what from fmt and ap (the one line that
  * names a bad file, for step 12's typed files too). */
 void file_error(char *err, size_t errlen, const char *path, const char *fmt, va_list ap);
+/* Opens path (the descriptor in *fd, to close, even on failure), checks that it
+ * is a regular, non-empty file, and reads its first bytes into head: len, or
+ * all of a shorter file. 0, or -1 with the line in err ("nothing to WHAT" for an
+ * empty one). */
+int file_open_head(const char *path, int *fd, uint64_t *size, unsigned char *head, size_t len,
+                   const char *what, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

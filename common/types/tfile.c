@@ -6,12 +6,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../inputs/npy.h"
@@ -73,19 +71,14 @@ static int open_npy(tfile_t *f, const unsigned char *b, uint64_t size, char *err
 
 int tfile_open(tfile_t *f, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
     unsigned char b[NPY_PREFIX] = { 0 };
+    uint64_t size = 0;
     memset(f, 0, sizeof *f);
     f->path = path;
-    errno = 0;
-    f->fd = open(path, O_RDONLY);
-    if (f->fd < 0) return bad(f, err, errlen, "cannot open it: %s", strerror(errno));
-    if (fstat(f->fd, &st) != 0) return bad(f, err, errlen, "cannot read it: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode)) return bad(f, err, errlen, "is not a regular file");
-    uint64_t size = (uint64_t)st.st_size;
-    if (size == 0) return bad(f, err, errlen, "the file is empty: nothing to reduce");
-    if (file_read_at(f->fd, b, size < sizeof b ? (size_t)size : sizeof b, 0) != 0)
-        return bad(f, err, errlen, "cannot read it: %s", errno ? strerror(errno) : "it ended early");
+    if (file_open_head(path, &f->fd, &size, b, sizeof b, "reduce", err, errlen)) {
+        tfile_close(f);
+        return INFILE_BAD;
+    }
     if (size >= 6 && memcmp(b, NPY_MAGIC, 6) == 0) return open_npy(f, b, size, err, errlen);
     if (!ends_with(path, ".bf16"))
         return bad(f, err, errlen, "neither a .npy file (it does not start with NumPy's magic string "
