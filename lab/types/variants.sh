@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# variants.sh OUTDIR: step 12 beside two schedule variants, in alternating
+# rounds (cold L2, the harness's median), then step 12 over grids and blocks
+# at 2^24. Each variant is step 12's own source changed by an edit here;
+# each row is checked by the harness against the exact reference (status OK).
+# Needs a GPU; lab/types/README.md ("The gaps to CUB") says what each found.
+#
+#   bounds      __launch_bounds__(1024, 2): at most 32 registers a thread, so
+#               argmax (35 and 39 without) keeps four blocks of 512 per SM
+#   lastround   the loads of the last, short round guarded and issued
+#               together, instead of one vector at a time
+#
+# Writes OUTDIR/variants.csv (program, round, the harness's columns) and
+# OUTDIR/grid.csv (step 12 at 2^24, block 256, 512, 1024 by grid).
+# BUILD_ONLY=1 builds the variants and stops (no GPU needed).
+set -eu
+out=${1:?usage: variants.sh OUTDIR}
+cd "$(dirname "$0")/../.."
+make -s step12
+B=build/lab/types
+mkdir -p "$B" "$out"
+objs="build/float/types/*.o build/float/libharness.a"
+nv() { nvcc -O3 -lineinfo -std=c++20 $(cat build/gencode) "$@" $objs -lgomp; }
+# edit OUT 'old' 'new' ...: OUT is step 12 with each old text replaced once (each must be there)
+edit() {
+    python3 - "$@" <<'PY'
+import sys
+dst, *pairs = sys.argv[1:]
+s = open("steps/12_types.cu").read().replace('"../common/', '"../../../common/')
+for old, new in zip(pairs[::2], pairs[1::2]):
+    if s.count(old) != 1:
+        sys.exit(f"variants: {dst}: '{old[:40]}' found {s.count(old)} times in steps/12_types.cu")
+    s = s.replace(old, new)
+open(dst, "w").write(s)
+PY
+}
+edit $B/bounds.cu '__global__ void reduce_kernel' '__global__ void __launch_bounds__(1024, 2) reduce_kernel'
+edit $B/lastround.cu \
+'    for (; i + (LOADS_IN_FLIGHT - 1) * stride < count; i += LOADS_IN_FLIGHT * stride) {
+        vec16<In> v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            v[k] = vecs[i + k * stride];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            fold_vector<In, Op>(acc, v[k], head + (i + k * stride) * W);
+    }
+    for (; i < count; i += stride)                        // fewer than a round left
+        fold_vector<In, Op>(acc, vecs[i], head + i * W);' \
+'    auto round = [&](bool full) {
+        vec16<In> v[LOADS_IN_FLIGHT];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            if (full || i + k * stride < count) v[k] = vecs[i + k * stride];
+        #pragma unroll
+        for (int k = 0; k < LOADS_IN_FLIGHT; k++)
+            if (full || i + k * stride < count)
+                fold_vector<In, Op>(acc, v[k], head + (i + k * stride) * W);
+    };
+    for (; i + (LOADS_IN_FLIGHT - 1) * stride < count; i += LOADS_IN_FLIGHT * stride)
+        round(true);
+    round(false);'
+pids=()
+for v in bounds lastround; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
+[ -n "${BUILD_ONLY:-}" ] && exit 0
+
+pairs="float:argmax int32:argmax bf16:argmax bf16:max float:max float:sum"
+# one program's rows for every pair, prefixed with its name and the round
+rows() {
+    local to
+    for to in $pairs; do
+        "$1" --csv --type ${to%%:*} --op ${to##*:} --n 2^16,2^20,2^22,2^24,2^28 > $B/one.csv ||
+            echo "$1 $to: exit $?" >&2
+        [ -s "$out/variants.csv" ] || sed -n '1s/^/program,round,/p' $B/one.csv > "$out/variants.csv"
+        sed -n "2,\$s|^|$(basename "$1"),$2,|p" $B/one.csv >> "$out/variants.csv"
+    done
+}
+: > "$out/variants.csv"
+for r in 1 2 3; do
+    for p in ./step12 $B/bounds ./step12 $B/lastround; do rows "$p" "$r"; done
+    echo "round $r done" >&2
+done
+
+: > "$out/grid.csv"
+for to in bf16:max float:sum float:max; do
+    for block in 256 512 1024; do
+        for grid in 132 264 396 528 660 792 1056; do   # those that do not fit are refused: left out
+            ./step12 --csv --type ${to%%:*} --op ${to##*:} --n 2^24 --block $block --grid $grid \
+                > $B/one.csv 2>/dev/null || continue
+            [ -s "$out/grid.csv" ] || sed -n '1p' $B/one.csv > "$out/grid.csv"
+            sed -n '2p' $B/one.csv >> "$out/grid.csv"
+        done
+    done
+done
