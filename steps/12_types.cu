@@ -38,11 +38,9 @@ namespace cg = cooperative_groups;
 // ---- operators --------------------------------------------------------------
 // [begin operators]
 // An element as its accumulator sees it: half and bf16 become floats, exactly.
-__device__ float widen(float x) { return x; }
+template <typename T> __device__ T widen(T x) { return x; }   // float, double, int
 __device__ float widen(__half x) { return __half2float(x); }
 __device__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ double widen(double x) { return x; }
-__device__ int widen(int x) { return x; }
 
 template <typename In, typename Acc>
 struct Sum {
@@ -135,8 +133,7 @@ __device__ typename Op::acc_t thread_fold(cg::grid_group grid, const In *in, siz
 {
     constexpr int W = 16 / sizeof(In);
     size_t rank = grid.thread_rank(), stride = grid.num_threads();
-    size_t head = (16 - (size_t)in % 16) % 16 / sizeof(In);
-    head = head < n ? head : n;
+    size_t head = min((16 - (size_t)in % 16) % 16 / sizeof(In), n);
     typename Op::acc_t acc = Op::identity();
     if (rank < head)
         acc = Op::combine(acc, Op::element(in[rank], rank));
@@ -249,8 +246,9 @@ static const types_pair_t pairs[] = {
     PAIR(TYPE_INT32, OP_ARGMAX, int, ArgMax<int>),
 };
 
-// As step 07: no more blocks than the GPU runs at once (for this pair's
-// kernel), nor than there are rounds of 16-byte loads for.
+// As step 07: no more blocks than run at once, nor than rounds of 16-byte loads.
+// Where a thread would fold 2 to 16 rounds, at most 1536 threads a SM: there a
+// fourth block of 512 adds more waiting at barriers than loads (lab/types: the grid).
 static size_t grid_size(const types_launch_t *L)
 {
     int cooperative = 0;
@@ -262,6 +260,8 @@ static size_t grid_size(const types_launch_t *L)
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pairs[L->pair].kernel, L->block, 0));
     size_t resident = (size_t)per_sm * L->sm_count;
     size_t needed = div_up(L->n, (size_t)L->block * LOADS_IN_FLIGHT * (16 / L->elem_bytes));
+    if (resident < needed && needed < 16 * resident)
+        resident = (size_t)min(per_sm, max(1, 1536 / L->block)) * L->sm_count;
     return min_size(resident, needed);
 }
 

@@ -9,6 +9,16 @@
 #               argmax (35 and 39 without) keeps four blocks of 512 per SM
 #   lastround   the loads of the last, short round guarded and issued
 #               together, instead of one vector at a time
+#   grid3       at most 1536 threads a SM (three blocks of 512, not four) at
+#               every n; step 12 caps only from 2 to 16 rounds a thread
+#   grid4       every block that fits, at every n (step 12 before the cap)
+#   argvec      argmax keeps the largest key and its vector, as max keeps
+#               the key, and looks for the index in that vector once, at
+#               the end (a second load of 16 bytes a thread)
+#
+# VARIANTS="grid3 argvec" times only those, each after step 12, and skips the
+# grid sweep (default: all five and the sweep); PAIRS (TYPE:OP ...) and SIZES
+# (as --n) choose the rows, ROUNDS how many rounds (3).
 #
 # Writes OUTDIR/variants.csv (program, round, the harness's columns) and
 # OUTDIR/grid.csv (step 12 at 2^24, block 256, 512, 1024 by grid).
@@ -60,28 +70,66 @@ edit $B/lastround.cu \
     for (; i + (LOADS_IN_FLIGHT - 1) * stride < count; i += LOADS_IN_FLIGHT * stride)
         round(true);
     round(false);'
+cap='    if (resident < needed && needed < 16 * resident)
+        resident = (size_t)min(per_sm, max(1, 1536 / L->block)) * L->sm_count;'
+edit $B/grid3.cu "$cap" '    resident = (size_t)min(per_sm, max(1, 1536 / L->block)) * L->sm_count;'
+edit $B/grid4.cu "$cap"$'\n' ''
+edit $B/argvec.cu \
+'        int keys[W], best = INT_MIN, at = 0;
+        #pragma unroll
+        for (int j = 0; j < W; j++)
+            best = max(best, keys[j] = Op::element(v.x[j], 0).key);
+        if (best >= acc.key) {                            // rare, after the first rounds
+            #pragma unroll
+            for (int j = W - 1; j >= 0; j--)
+                at = keys[j] == best ? j : at;
+            acc = Op::combine(acc, { best, (long long)(first + at) });
+        }' \
+'        int best = INT_MIN;
+        #pragma unroll
+        for (int j = 0; j < W; j++)
+            best = max(best, Op::element(v.x[j], 0).key);
+        if (best > acc.key || (best == acc.key && (long long)first < acc.index))
+            acc = { best, (long long)first };             // the vector: its index found at the end' \
+'    if (tail + rank < n)
+        acc = Op::combine(acc, Op::element(in[tail + rank], tail + rank));
+    return acc;' \
+'    if (tail + rank < n)
+        acc = Op::combine(acc, Op::element(in[tail + rank], tail + rank));
+    if constexpr (std::is_same_v<Op, ArgMax<In>>)
+        if ((long long)head <= acc.index && acc.index < (long long)tail) {   // a vector: which element
+            vec16<In> v = vecs[(acc.index - head) / W];
+            int at = 0;
+            #pragma unroll
+            for (int j = W - 1; j >= 0; j--)
+                at = Op::element(v.x[j], 0).key == acc.key ? j : at;
+            acc.index += at;
+        }
+    return acc;'
+variants=${VARIANTS:-bounds lastround grid3 grid4 argvec}
 pids=()
-for v in bounds lastround; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in $variants; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 
-pairs="float:argmax int32:argmax bf16:argmax bf16:max float:max float:sum"
+pairs=${PAIRS:-float:argmax int32:argmax bf16:argmax bf16:max float:max float:sum}
 # one program's rows for every pair, prefixed with its name and the round
 rows() {
     local to
     for to in $pairs; do
-        "$1" --csv --type ${to%%:*} --op ${to##*:} --n 2^16,2^20,2^22,2^24,2^28 > $B/one.csv ||
+        "$1" --csv --type ${to%%:*} --op ${to##*:} --n ${SIZES:-2^16,2^20,2^22,2^24,2^28} > $B/one.csv ||
             echo "$1 $to: exit $?" >&2
         [ -s "$out/variants.csv" ] || sed -n '1s/^/program,round,/p' $B/one.csv > "$out/variants.csv"
         sed -n "2,\$s|^|$(basename "$1"),$2,|p" $B/one.csv >> "$out/variants.csv"
     done
 }
 : > "$out/variants.csv"
-for r in 1 2 3; do
-    for p in ./step12 $B/bounds ./step12 $B/lastround; do rows "$p" "$r"; done
+for r in $(seq ${ROUNDS:-3}); do
+    for v in $variants; do rows ./step12 "$r"; rows $B/$v "$r"; done
     echo "round $r done" >&2
 done
 
+[ -n "${VARIANTS:-}" ] && exit 0                       # the grid sweep only with every variant
 : > "$out/grid.csv"
 for to in bf16:max float:sum float:max; do
     for block in 256 512 1024; do
