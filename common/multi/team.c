@@ -46,11 +46,14 @@ void multi_fail(const char *what, const char *error, const char *detail, const c
 }
 
 /* Under mpirun, a rank that fails ends the job: mpirun stops the others with
- * SIGTERM. Each says so in one line (only write() is safe in a handler). */
+ * SIGTERM. Each says so in one line (only write() is safe in a handler),
+ * unless the ranks have already agreed to stop and one has said why. */
 static char g_stopped[256];
+static volatile sig_atomic_t g_agreed;     /* the status all ranks agreed to stop with */
 static void stopped_from_outside(int sig)
 {
     (void)sig;
+    if (g_agreed) _exit(g_agreed);
     ssize_t w = write(STDERR_FILENO, g_stopped, strlen(g_stopped));
     (void)w;
     _exit(EXIT_DEVICE);
@@ -65,6 +68,7 @@ static void agree_or_stop(const team_t *t, int status, const char *why)
     MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!worst) return;
+    g_agreed = worst;                          /* mpirun's SIGTERM, if it comes first: no second line */
     if (first_bad == t->first) fprintf(stderr, "%s: %s\n", g_step, why);
     MPI_Finalize();
     exit(worst);
