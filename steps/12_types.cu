@@ -2,14 +2,13 @@
  *
  *     make step12 && ./step12 --type bf16 --op argmax
  *
- * Changed since 07: one kernel for every --type and --op, templated on the
- * input type and an operator: a struct with an identity (what changes
- * nothing: 0 for a sum, the lowest value for a max), what an element brings
- * (x, x * x, or x with its index), how two partial results combine, and the
- * result. The kernel is step 07's tree of combines. Integer sums, max, min
- * and argmax are associative and commutative bit for bit: every tree, so
- * every grid, block and GPU, gives the same bits. Float sums are not: steps
- * 08-10 exist for them alone.
+ * Changed since 07: one kernel for every --type and --op, templated on the input
+ * type and an operator: a struct with an identity (what changes nothing: 0 for
+ * a sum, the lowest value for a max), what an element brings (x, x * x, or x
+ * with its index), how two partial results combine, and the result. The kernel
+ * is step 07's tree of combines. Integer sums, max, min and argmax are
+ * associative and commutative bit for bit: every tree, so every grid, block and
+ * GPU, gives the same bits. Float sums are not: steps 08-10 exist for them alone.
  * Max, min and argmax compare integer keys, which makes them exact on floats
  * too, with three rules (the harness checks them):
  *   - order: a float's bits, negatives flipped: -0 below +0 (numpy: equal);
@@ -101,9 +100,10 @@ struct ArgMax {
 // Sixteen bytes of In, one load: 8 halves or bf16s, 4 floats or int32s, 2 doubles.
 template <typename In> struct alignas(16) vec16 { In x[16 / sizeof(In)]; };
 
-// One vector (elements first, first + 1, ...) folded into acc. Argmax takes
-// the vector's largest key, as max does, and looks for its index only when it
-// can win: a full combine per element costs more than the loads leave time for.
+// One vector (elements first, first + 1, ...) folded into acc. Argmax takes the
+// vector's largest key, as max does (a combine per element costs more than the
+// loads leave time for); it wins, with its first index, only over a smaller key
+// or the identity: a thread's indices only grow.
 template <typename In, typename Op>
 __device__ void fold_vector(typename Op::acc_t &acc, const vec16<In> &v, size_t first)
 {
@@ -113,11 +113,11 @@ __device__ void fold_vector(typename Op::acc_t &acc, const vec16<In> &v, size_t 
         #pragma unroll
         for (int j = 0; j < W; j++)
             best = max(best, keys[j] = Op::element(v.x[j], 0).key);
-        if (best >= acc.key) {                            // rare, after the first rounds
+        if (best > acc.key || acc.index == LLONG_MAX) {   // rare, after the first rounds
             #pragma unroll
             for (int j = W - 1; j >= 0; j--)
                 at = keys[j] == best ? j : at;
-            acc = Op::combine(acc, { best, (long long)(first + at) });
+            acc = { best, (long long)(first + at) };
         }
     } else
         #pragma unroll

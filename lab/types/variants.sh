@@ -15,13 +15,14 @@
 #   argvec      argmax keeps the largest key and its vector, as max keeps
 #               the key, and looks for the index in that vector once, at
 #               the end (a second load of 16 bytes a thread)
-#   argstrict   argmax's vector replaces the running pair only with a larger
-#               key (or, on the identity, an equal one), without combine's
-#               index comparison: 32 registers for float and int32, 31 for
-#               bf16 (35, 35, 39), the search predicated, not branched
+#   argstrict   argmax's search entered on a larger key, or an equal one
+#               with a smaller index: ptxas predicates the search for bf16
+#               too (31 registers, 9.81 instructions an element, not 7.66)
+#   argcombine  argmax's search entered on a key at least as large, its pair
+#               then combined (the step before: 35, 39 and 35 registers)
 #
 # VARIANTS="grid3 argvec" times only those, each after step 12, and skips the
-# grid sweep (default: all six and the sweep); PAIRS (TYPE:OP ...) and SIZES
+# grid sweep (default: all seven and the sweep); PAIRS (TYPE:OP ...) and SIZES
 # (as --n) choose the rows, ROUNDS how many rounds (3).
 #
 # Writes OUTDIR/variants.csv (program, round, the harness's columns) and
@@ -83,11 +84,11 @@ edit $B/argvec.cu \
         #pragma unroll
         for (int j = 0; j < W; j++)
             best = max(best, keys[j] = Op::element(v.x[j], 0).key);
-        if (best >= acc.key) {                            // rare, after the first rounds
+        if (best > acc.key || acc.index == LLONG_MAX) {   // rare, after the first rounds
             #pragma unroll
             for (int j = W - 1; j >= 0; j--)
                 at = keys[j] == best ? j : at;
-            acc = Op::combine(acc, { best, (long long)(first + at) });
+            acc = { best, (long long)(first + at) };
         }' \
 '        int best = INT_MIN;
         #pragma unroll
@@ -111,19 +112,14 @@ edit $B/argvec.cu \
         }
     return acc;'
 edit $B/argstrict.cu \
-'        if (best >= acc.key) {                            // rare, after the first rounds
-            #pragma unroll
-            for (int j = W - 1; j >= 0; j--)
-                at = keys[j] == best ? j : at;
-            acc = Op::combine(acc, { best, (long long)(first + at) });
-        }' \
-'        if (__builtin_expect(best > acc.key || (best == acc.key && (long long)first < acc.index), 0)) {
-            #pragma unroll
-            for (int j = W - 1; j >= 0; j--)
-                at = keys[j] == best ? j : at;
-            acc = { best, (long long)(first + at) };      // a later vector wins only with a larger key
-        }'
-variants=${VARIANTS:-bounds lastround grid3 grid4 argvec argstrict}
+'        if (best > acc.key || acc.index == LLONG_MAX) {   // rare, after the first rounds' \
+'        if (__builtin_expect(best > acc.key || (best == acc.key && (long long)first < acc.index), 0)) {'
+edit $B/argcombine.cu \
+'        if (best > acc.key || acc.index == LLONG_MAX) {   // rare, after the first rounds' \
+'        if (best >= acc.key) {                            // rare, after the first rounds' \
+'            acc = { best, (long long)(first + at) };' \
+'            acc = Op::combine(acc, { best, (long long)(first + at) });'
+variants=${VARIANTS:-bounds lastround grid3 grid4 argvec argstrict argcombine}
 pids=()
 for v in $variants; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
