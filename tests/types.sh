@@ -10,10 +10,12 @@
 #                launch (five runs), and the spread across grids, reported
 #   files        --save-input, read back with --input-file: the same result;
 #                arrays written by numpy (SKIP without it): the same answers
-#                as numpy's argmax, max, min and int64 sum, NaNs included, and
-#                torch's argmax of the NaNs where python3 imports torch
-#   mutants      a wrong identity, ties to the last index, the tail dropped:
-#                each caught
+#                as numpy's argmax, max, min and int64 sum, NaNs included, an
+#                int32 array of INT32_MIN only, and torch's argmax of the NaNs
+#                where python3 imports torch
+#   mutants      a wrong identity, ties to the last index (in combine, and
+#                between a thread's vectors), argmax's search skipped over the
+#                identity, the tail dropped: each caught
 set -u
 cd "$(dirname "$0")/.." || exit 1
 G=gpu/types
@@ -137,6 +139,7 @@ np.save(d + "/f4.npy", x)
 np.save(d + "/f8.npy", rng.standard_normal(70001))
 np.save(d + "/f2.npy", rng.standard_normal(33333).astype(np.float16))
 np.save(d + "/i4.npy", rng.integers(-2**31, 2**31, 100001, dtype=np.int64).astype(np.int32))
+np.save(d + "/low.npy", np.full(100001, -2**31, dtype=np.int32))   # every key the identity's
 u = x.view(np.uint32).astype(np.uint64)
 b = ((u + 0x7fff + (u >> 16 & 1)) >> 16).astype("<u2")
 b.tofile(d + "/x.bf16")
@@ -151,6 +154,7 @@ with open(d + "/want", "w") as f:
     i = np.load(d + "/i4.npy")
     f.write("int32 sum -1 %d i4.npy\n" % int(i.astype(np.int64).sum()))
     f.write("int32 argmax %d %d i4.npy\n" % (np.argmax(i), int(i.max())))
+    f.write("int32 argmax 0 %d low.npy\n" % -2**31)
     f.write("float argmax %d %r nan.npy\n" % (np.argmax(n), float(np.max(n))))
     f.write("float min -1 %r nan.npy\n" % float(np.min(n)))
     try:                                                # torch, where it is: the same index for NaN
@@ -196,3 +200,10 @@ mutant ties_last --type float --op argmax --input ties --n 33,4097,2^20+3 --seed
 mutant ties_last --type int32 --op argmax --input ties --n 33,4097 --seed 3
 mutant drop_tail --type int32 --n 1,3,31,33,1025 --seed 1
 mutant drop_tail --type bf16 --n 7,15,1023 --seed 1
+mutant ties_later_vector --type float --op argmax --input ties --n 4097,2^20+3 --seed 1
+mutant ties_later_vector --type bf16 --op argmax --input ties --n 4097,2^20+3 --seed 2
+if [ -f "$TMP/low.npy" ]; then
+    mutant identity_search --type int32 --op argmax --input-file "$TMP/low.npy"
+else
+    echo "SKIP $G/mutants/identity_search: needs numpy for its array of INT32_MIN (pip install numpy)"
+fi
