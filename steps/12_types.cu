@@ -2,22 +2,20 @@
  *
  *     make step12 && ./step12 --type bf16 --op argmax
  *
- * Changed since 07: one kernel for every --type and --op, templated on the input
- * type and an operator: a struct with an identity (what changes nothing: 0 for
- * a sum, the lowest value for a max), what an element brings (x, x * x, or x
- * with its index), how two partial results combine, and the result. The kernel
- * is step 07's tree of combines. Integer sums, max, min and argmax are
- * associative and commutative bit for bit: every tree, so every grid, block and
- * GPU, gives the same bits. Float sums are not: steps 08-10 exist for them alone.
- * Max, min and argmax compare integer keys, which makes them exact on floats
- * too, with three rules (the harness checks them):
+ * Changed since 07: one kernel (step 07's) for every --type and --op, templated
+ * on the input type and an operator: an identity (what changes nothing: 0 for a
+ * sum, the lowest value for a max), what an element brings (x, x * x, or x with
+ * its index), how two partial results combine, and the result. Integer sums,
+ * max, min and argmax are associative and commutative bit for bit: every tree,
+ * so every grid, block and GPU, gives the same bits. Float sums are not: steps
+ * 08-10 exist for them alone. Max, min and argmax compare integer keys, exact on
+ * floats too, with three rules (the harness checks them):
  *   - order: a float's bits, negatives flipped: -0 below +0 (numpy: equal);
  *   - NaN: any NaN makes max and min the canonical NaN (bits 0x7fc00000) and
  *     argmax the index of the first NaN, as numpy.argmax and torch.argmax do;
  *   - ties: the smallest index wins, as in numpy.argmax and torch.argmax.
  * Half and bf16 sum in float, sumsq is the sum of x * x in float (RMSNorm's
- * statistic), int32 sums in int64: exact while n < 2^32 (the harness
- * refuses more). A .bf16 file is raw 16-bit words: --help says how to write one.
+ * statistic), int32 sums in int64: exact while n < 2^32 (the harness refuses more).
  *
  * Base: steps/07_cooperative.cu
  * Changed functions: block_sum, reduce_kernel, grid_size
@@ -25,6 +23,7 @@
 #include <climits>
 #include <type_traits>
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -57,10 +56,9 @@ struct SumSq : Sum<In, float> {
     __device__ static float element(In x, size_t) { return __fmul_rn(widen(x), widen(x)); }
 };
 
-// Max and min fold keys, one integer max or min per element. A float's key
-// is its bits as an integer, the magnitude bits of negatives flipped, so that
-// -inf < ... < -0 < +0 < ... < +inf. Every NaN gets the key past all numbers
-// on the winning side, which no number has: NaN wins, and all NaNs tie.
+// Max and min fold keys, one integer max or min an element. A float's key is its
+// bits, the magnitude bits of negatives flipped: -inf < ... < -0 < +0 < ... < +inf.
+// A NaN's is past all numbers on the winning side: NaN wins, and all NaNs tie.
 __device__ int flip(int b) { return b < 0 ? b ^ INT_MAX : b; }   // its own inverse
 template <bool MAX> __device__ int key(float x) { return x != x ? (MAX ? INT_MAX : INT_MIN) : flip(__float_as_int(x)); }
 template <bool MAX> __device__ int key(int x) { return x; }
@@ -100,10 +98,9 @@ struct ArgMax {
 // Sixteen bytes of In, one load: 8 halves or bf16s, 4 floats or int32s, 2 doubles.
 template <typename In> struct alignas(16) vec16 { In x[16 / sizeof(In)]; };
 
-// One vector (elements first, first + 1, ...) folded into acc. Argmax takes the
-// vector's largest key, as max does (a combine per element costs more than the
-// loads leave time for); it wins, with its first index, only over a smaller key
-// or the identity: a thread's indices only grow.
+// One vector (elements first, first + 1, ...) folded into acc. Argmax takes its
+// largest key, as max does (a combine an element costs more than the loads leave
+// time for), which wins with its first index over a smaller key or the identity.
 template <typename In, typename Op>
 __device__ void fold_vector(typename Op::acc_t &acc, const vec16<In> &v, size_t first)
 {
@@ -158,13 +155,21 @@ __device__ typename Op::acc_t thread_fold(cg::grid_group grid, const In *in, siz
 // [end thread_fold]
 
 // [begin block_sum]
-// One value per thread folded across the block: each 32-thread tile by a
-// shuffle tree, then tile 0 folds the tiles'. Valid in thread 0.
+// One value per thread folded across the block: each 32-thread tile by a shuffle
+// tree, then tile 0 folds the tiles'; valid in thread 0. Argmax's tree is three
+// cg::reduce of 4-byte integers, one REDUX instruction each (sm_80 on), no shuffle.
 template <typename Op>
 __device__ typename Op::acc_t tile_fold(cg::thread_block_tile<32> tile, typename Op::acc_t v)
 {
-    for (unsigned offset = 16; offset > 0; offset /= 2)
-        v = Op::combine(v, tile.shfl_down(v, offset));
+    if constexpr (std::is_same_v<typename Op::acc_t, keyed_t>) {
+        int best = cg::reduce(tile, v.key, cg::greater<int>());
+        long long i = v.key == best ? v.index : LLONG_MAX;          // smaller keys drop out
+        unsigned hi = cg::reduce(tile, unsigned(i >> 32), cg::less<unsigned>());
+        unsigned lo = cg::reduce(tile, unsigned(i >> 32) == hi ? unsigned(i) : UINT_MAX, cg::less<unsigned>());
+        v = { best, (long long)hi << 32 | lo };
+    } else
+        for (unsigned offset = 16; offset > 0; offset /= 2)
+            v = Op::combine(v, tile.shfl_down(v, offset));
     return v;
 }
 
@@ -178,8 +183,7 @@ __device__ typename Op::acc_t block_sum(cg::thread_block block, typename Op::acc
         tile_accs[tile.meta_group_rank()] = v;
     block.sync();                          // every tile's result is written
     if (tile.meta_group_rank() == 0) {
-        unsigned tiles = tile.meta_group_size();
-        v = tile.thread_rank() < tiles ? tile_accs[tile.thread_rank()] : Op::identity();
+        v = tile.thread_rank() < tile.meta_group_size() ? tile_accs[tile.thread_rank()] : Op::identity();
         v = tile_fold<Op>(tile, v);
     }
     return v;
@@ -198,7 +202,6 @@ __global__ void reduce_kernel(const In *in, size_t n, typename Op::acc_t *partia
     if (block.thread_rank() == 0)
         partials[grid.block_rank()] = total;
     grid.sync();                           // every partial is written and visible
-
     if (grid.block_rank() != 0)
         return;
     typename Op::acc_t v = Op::identity();
@@ -226,23 +229,22 @@ static void launch(const void *d_in, types_slot_t *d_out, const types_launch_t *
 
 // Every pair the step reduces: the harness refuses the others.
 #define PAIR(type, op, In, ...) { type, op, (const void *)reduce_kernel<In, __VA_ARGS__>, launch<In, __VA_ARGS__> }
-typedef __nv_bfloat16 bf16;
 static const types_pair_t pairs[] = {
     PAIR(TYPE_FLOAT, OP_SUM, float, Sum<float, float>),
     PAIR(TYPE_DOUBLE, OP_SUM, double, Sum<double, double>),
     PAIR(TYPE_HALF, OP_SUM, __half, Sum<__half, float>),
-    PAIR(TYPE_BF16, OP_SUM, bf16, Sum<bf16, float>),
+    PAIR(TYPE_BF16, OP_SUM, __nv_bfloat16, Sum<__nv_bfloat16, float>),
     PAIR(TYPE_INT32, OP_SUM, int, Sum<int, long long>),
     PAIR(TYPE_FLOAT, OP_SUMSQ, float, SumSq<float>),
-    PAIR(TYPE_BF16, OP_SUMSQ, bf16, SumSq<bf16>),
+    PAIR(TYPE_BF16, OP_SUMSQ, __nv_bfloat16, SumSq<__nv_bfloat16>),
     PAIR(TYPE_FLOAT, OP_MAX, float, Extreme<float, true>),
-    PAIR(TYPE_BF16, OP_MAX, bf16, Extreme<bf16, true>),
+    PAIR(TYPE_BF16, OP_MAX, __nv_bfloat16, Extreme<__nv_bfloat16, true>),
     PAIR(TYPE_INT32, OP_MAX, int, Extreme<int, true>),
     PAIR(TYPE_FLOAT, OP_MIN, float, Extreme<float, false>),
-    PAIR(TYPE_BF16, OP_MIN, bf16, Extreme<bf16, false>),
+    PAIR(TYPE_BF16, OP_MIN, __nv_bfloat16, Extreme<__nv_bfloat16, false>),
     PAIR(TYPE_INT32, OP_MIN, int, Extreme<int, false>),
     PAIR(TYPE_FLOAT, OP_ARGMAX, float, ArgMax<float>),
-    PAIR(TYPE_BF16, OP_ARGMAX, bf16, ArgMax<bf16>),
+    PAIR(TYPE_BF16, OP_ARGMAX, __nv_bfloat16, ArgMax<__nv_bfloat16>),
     PAIR(TYPE_INT32, OP_ARGMAX, int, ArgMax<int>),
 };
 
@@ -254,8 +256,7 @@ static size_t grid_size(const types_launch_t *L)
     int cooperative = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, L->device));
     if (!cooperative)
-        device_fail("this GPU does not support cooperative launches "
-                    "(cudaDevAttrCooperativeLaunch is 0), which grid.sync() needs");
+        device_fail("this GPU does not support cooperative launches, which grid.sync() needs");
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pairs[L->pair].kernel, L->block, 0));
     size_t resident = (size_t)per_sm * L->sm_count;

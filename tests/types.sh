@@ -13,9 +13,9 @@
 #                as numpy's argmax, max, min and int64 sum, NaNs included, an
 #                int32 array of INT32_MIN only, and torch's argmax of the NaNs
 #                where python3 imports torch
-#   mutants      a wrong identity, ties to the last index (in combine, and
-#                between a thread's vectors), argmax's search skipped over the
-#                identity, the tail dropped: each caught
+#   mutants      a wrong identity, ties to the last index (in combine, in
+#                the tile tree, and between a thread's vectors), argmax's
+#                search skipped over the identity, the tail dropped: each caught
 set -u
 cd "$(dirname "$0")/.." || exit 1
 G=gpu/types
@@ -196,8 +196,12 @@ mutant() {
 }
 mutant wrong_identity --type float --op max --input ties --n 1,33,4097 --seed 2
 mutant wrong_identity --type bf16 --op argmax --input ties --n 1,33,4097 --seed 2
-mutant ties_last --type float --op argmax --input ties --n 33,4097,2^20+3 --seed 1
-mutant ties_last --type int32 --op argmax --input ties --n 33,4097 --seed 3
+# combine decides ties between a thread's elements and between the blocks'
+# partials; blocks of 32 give thread 0 many partials. The tile tree: its own.
+mutant ties_last --type float --op argmax --input ties --n 33,4097,2^20+3 --seed 1 --block 32
+mutant ties_last --type int32 --op argmax --input ties --n 33,4097,2^20+3 --seed 3 --block 32
+mutant ties_last_tree --type float --op argmax --input ties --n 33,4097,2^20+3 --seed 1
+mutant ties_last_tree --type bf16 --op argmax --input ties --n 4097,2^20+3 --seed 2
 mutant drop_tail --type int32 --n 1,3,31,33,1025 --seed 1
 mutant drop_tail --type bf16 --n 7,15,1023 --seed 1
 mutant ties_later_vector --type float --op argmax --input ties --n 4097,2^20+3 --seed 1

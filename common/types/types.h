@@ -1,11 +1,10 @@
 /* types.h: what a step that reduces arrays of any type tells the harness (step 12).
  *
- * The input is n elements of one type (--type: float, double, half, bf16,
- * int32), drawn from the seed or read from a file; the operator (--op) a
- * sum, a sum of squares, max, min or argmax. The step lists the pairs it
- * reduces, each with its kernel and launcher. One run writes one slot, which
- * the harness checks against an exact CPU reference: the same bits for the
- * exact operators, within the error bound for the float sums.
+ * n elements of one --type (float, double, half, bf16, int32), drawn from the
+ * seed or read from a file, reduced by one --op (sum, sumsq, max, min, argmax).
+ * The step lists its pairs, each with a kernel and a launcher. A run writes one
+ * slot, checked against an exact CPU reference: the same bits for the exact
+ * operators, within the error bound for the float sums.
  *
  *     int main(int argc, char **argv) { return run_types(argc, argv, &step); }
  */

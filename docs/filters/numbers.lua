@@ -205,7 +205,8 @@ function rel_text(r)
   return sci_text(r)
 end
 
--- A number as fmt says: time, gbps, pct, ratio, ulp, size, bytes, or a printf format.
+-- A number as fmt says: time, gbps, pct, ratio, ulp, size, bytes, millions
+-- (3729876: "3.73 M"), or a printf format.
 function format_value(x, fmt)
   if x == nil then return "–" end
   if fmt == "time" then return time_text(x) end
@@ -217,6 +218,7 @@ function format_value(x, fmt)
   if fmt == "kind" then return bits_kind(x) end
   if fmt == "size" then return size_md(x) end
   if fmt == "bytes" then return bytes_text(x) end
+  if fmt == "millions" then return string.format("%.2f M", x / 1e6) end
   return string.format(fmt, x)
 end
 

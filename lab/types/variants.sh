@@ -20,10 +20,9 @@
 #               too (31 registers, 9.81 instructions an element, not 7.66)
 #   argcombine  argmax's search entered on a key at least as large, its pair
 #               then combined (the step before: 35, 39 and 35 registers)
-#   argredux    argmax's tile tree as three 4-byte cg::reduce calls (the
-#               largest key, then the smallest index among the lanes that hold
-#               it, high word then low word): REDUX on sm_80 and later, in
-#               place of five rounds of three shuffles and a 16-byte combine
+#   argshuffle  argmax's tile tree as five rounds of shuffles of the whole
+#               pair and a combine, as every other operator's (the step before:
+#               the step folds it by three 4-byte cg::reduce calls, REDUX)
 #
 # VARIANTS="grid3 argvec" times only those, each after step 12, and skips the
 # grid sweep (default: all eight and the sweep); PAIRS (TYPE:OP ...) and SIZES
@@ -123,25 +122,10 @@ edit $B/argcombine.cu \
 '        if (best >= acc.key) {                            // rare, after the first rounds' \
 '            acc = { best, (long long)(first + at) };' \
 '            acc = Op::combine(acc, { best, (long long)(first + at) });'
-edit $B/argredux.cu \
-'#include <cooperative_groups.h>' \
-'#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>' \
-'    for (unsigned offset = 16; offset > 0; offset /= 2)
-        v = Op::combine(v, tile.shfl_down(v, offset));
-    return v;' \
-'    if constexpr (std::is_same_v<typename Op::acc_t, keyed_t>) {   // argmax: three 4-byte reductions
-        int best = cg::reduce(tile, v.key, cg::greater<int>());
-        unsigned long long i = v.key == best ? v.index : LLONG_MAX;
-        unsigned hi = cg::reduce(tile, (unsigned)(i >> 32), cg::less<unsigned>());
-        unsigned lo = cg::reduce(tile, (unsigned)(i >> 32) == hi ? (unsigned)i : UINT_MAX, cg::less<unsigned>());
-        return { best, (long long)((unsigned long long)hi << 32 | lo) };
-    } else {
-        for (unsigned offset = 16; offset > 0; offset /= 2)
-            v = Op::combine(v, tile.shfl_down(v, offset));
-        return v;
-    }'
-variants=${VARIANTS:-bounds lastround grid3 grid4 argvec argstrict argcombine argredux}
+edit $B/argshuffle.cu \
+'    if constexpr (std::is_same_v<typename Op::acc_t, keyed_t>) {' \
+'    if constexpr (false) {'
+variants=${VARIANTS:-bounds lastround grid3 grid4 argvec argstrict argcombine argshuffle}
 pids=()
 for v in $variants; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
