@@ -14,6 +14,10 @@
 #   staged1, staged4        staged.cu: a block loads 1 or 4 chunks a round, one fence
 #   staged1c, staged4c      the same, the levels above loaded the same way
 #   staged1a    staged1 with every thread fencing (as step 08)
+#   bysize      bysize.cu: one kernel, the schedule chosen by n (a block a
+#               chunk up to 2^21 elements, a warp a chunk above), the last
+#               level of the combine loaded by the whole block
+#   lastlevel   bysize.cu with a warp a chunk at every n: the last level alone
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
@@ -71,12 +75,14 @@ nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -DSTAGED_COMBINE=1 -o $B/staged4c lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DALL_FENCE=1 -o $B/staged1a lab/fixed-order/staged.cu & pids+=($!)
+nv -o $B/bysize lab/fixed-order/bysize.cu & pids+=($!)
+nv -DSTAGED_MAX=0 -o $B/lastlevel lab/fixed-order/bysize.cu & pids+=($!)
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fence1 $B/even $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/bysize $B/lastlevel ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
