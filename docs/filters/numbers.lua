@@ -205,20 +205,13 @@ function rel_text(r)
   return sci_text(r)
 end
 
--- A number as fmt says: time, gbps, pct, ratio, ulp, size, bytes, millions
--- (3729876: "3.73 M"), or a printf format.
+-- A number as fmt says: time, gbps, pct, ratio, ulp, size, bytes, millions ("3.73 M"), or a printf format.
 function format_value(x, fmt)
   if x == nil then return "–" end
-  if fmt == "time" then return time_text(x) end
-  if fmt == "gbps" then return gbps_text(x) end
-  if fmt == "pct" then return pct_text(x) end
-  if fmt == "ratio" then return ratio_text(x) end
-  if fmt == "ulp" then return ulp_text(x) end
-  if fmt == "rel" then return rel_text(x) end
-  if fmt == "kind" then return bits_kind(x) end
-  if fmt == "size" then return size_md(x) end
-  if fmt == "bytes" then return bytes_text(x) end
-  if fmt == "millions" then return string.format("%.2f M", x / 1e6) end
+  local named = { time = time_text, gbps = gbps_text, pct = pct_text, ratio = ratio_text, ulp = ulp_text,
+                  rel = rel_text, kind = bits_kind, size = size_md, bytes = bytes_text,
+                  millions = function(v) return string.format("%.2f M", v / 1e6) end }
+  if named[fmt] then return named[fmt](x) end
   return string.format(fmt, x)
 end
 
