@@ -22,6 +22,9 @@
 // lane_sum does (lane l: vectors l, l + 32, ..., in sequence) and in chunk_sum's
 // tree. The same additions in the same order: the same bits, with every load
 // of the chunk in flight at once. The schedule is free; the order is not.
+#ifndef ONE_FENCE                         // -DONE_FENCE=1: thread 0 alone fences, after the barrier
+#define ONE_FENCE 0
+#endif
 #ifndef STAGED_MAX                        // -DSTAGED_MAX=0: the last level alone (variants.sh)
 #define STAGED_MAX (512 * (size_t)CHUNK)
 #endif
@@ -83,10 +86,16 @@ __global__ void reduce_kernel(const elem_t *in, size_t n, elem_t *sums, unsigned
         sum_chunks(warp, in, n, sums, out, (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank(),
                    warps);
     if (n <= CHUNK) return;                   // one chunk: its block wrote *out
+#if !ONE_FENCE
     if (gridDim.x > 1)
         __threadfence();                      // release: this thread's chunk sums before the ticket
+#endif
     block.sync();                             // every chunk sum of this block is written
     if (block.thread_rank() == 0) {
+#if ONE_FENCE
+        if (gridDim.x > 1)
+            __threadfence();                  // release, cumulative: the block's sums, seen through the barrier
+#endif
         is_last = gridDim.x == 1 || atomicAdd(blocks_done, 1) == gridDim.x - 1;
         if (is_last && gridDim.x > 1)
             __threadfence();                  // acquire: the tickets before the chunk sums

@@ -18,6 +18,7 @@
 #               chunk up to 2^21 elements, a warp a chunk above), the last
 #               level of the combine loaded by the whole block
 #   lastlevel   bysize.cu with a warp a chunk at every n: the last level alone
+#   bysize1f    bysize with one fence a block (thread 0, after the barrier)
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
@@ -77,12 +78,13 @@ nv -DROUND_CHUNKS=4 -DSTAGED_COMBINE=1 -o $B/staged4c lab/fixed-order/staged.cu 
 nv -DROUND_CHUNKS=1 -DALL_FENCE=1 -o $B/staged1a lab/fixed-order/staged.cu & pids+=($!)
 nv -o $B/bysize lab/fixed-order/bysize.cu & pids+=($!)
 nv -DSTAGED_MAX=0 -o $B/lastlevel lab/fixed-order/bysize.cu & pids+=($!)
+nv -DONE_FENCE=1 -o $B/bysize1f lab/fixed-order/bysize.cu & pids+=($!)
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fence1 $B/even $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/bysize $B/lastlevel ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/bysize $B/lastlevel $B/bysize1f ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
