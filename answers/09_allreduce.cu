@@ -21,20 +21,15 @@
 #include <nccl.h>
 
 #include "../common/multi/multi.h"
-#include "../steps/fixed_order.cuh"    // step 08's order: chunk_sum, sum_chunks, combine
+#include "../steps/fixed_order.cuh"    // step 08's order: first_level, combine
 #include "nccl_comms.cuh"              // step 09's communicators: connect, disconnect, comm_error
 
 // ---- kernels ----------------------------------------------------------------
 // [begin kernel]
-// A shard's chunk sums: warp w of the grid sums chunks w, w + warps, ... of
-// in[0..n) into sums[chunk], as step 08's first level does.
+// A shard's chunk sums into sums[chunk], as step 08's first level does.
 __global__ void shard_kernel(const elem_t *in, size_t n, elem_t *sums)
 {
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    size_t warps = (size_t)gridDim.x * warp.meta_group_size();
-    sum_chunks(warp, in, n, sums, sums, (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank(),
-               warps);
+    first_level(cg::this_thread_block(), in, n, sums, sums);
 }
 
 // Every chunk sum of the array into *out, in one block: step 08's levels.
@@ -76,8 +71,7 @@ static size_t grid_size(const launch_t *L)
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shard_kernel, L->block, 0));
     size_t resident = (size_t)per_sm * L->sm_count;
-    size_t needed = div_up(div_up(L->n, CHUNK), (size_t)L->block / LANES);
-    return min_size(resident, needed);
+    return min_size(resident, first_level_blocks(L->n, L->block));
 }
 
 // sums[0]: the shard's total (then the all-reduce's); from sums[4]: the

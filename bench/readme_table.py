@@ -88,7 +88,9 @@ def intro(res, others):
     """The paragraph above the table: where it was measured and what its columns mean."""
     ceiling = res.ceiling.get("read")
     det_n, det_runs = determinism_run(res)
-    return (f"Measured on an **{res.device}** (nominal peak {res.peak:.0f} GB/s"
+    tree = os.path.join(res.dir, "TREE")          # the tree it measured, where older than the steps here
+    tree = f", {open(tree).read().strip()}" if os.path.exists(tree) else ""
+    return (f"Measured on an **{res.device}**{tree} (nominal peak {res.peak:.0f} GB/s"
             + (f"; read-only ceiling, what a kernel that only reads the array reaches: "
                f"{float(ceiling['gbps']):.0f} GB/s" if ceiling else "")
             + "): the median time of one sum, each run reading input that is not in L2. "

@@ -2,12 +2,6 @@
  * harness: the element type, the exit codes, the CUDA check, and two small
  * helpers. It includes nothing of the course; everything else includes it.
  * (common/parts.h has the map of the harness's files.)
- *
- * Contents
- *   1. elem_t: float, or unsigned int in the exact build
- *   2. exit codes
- *   3. CUDA_CHECK, device_fail, div_up, min_size
- *   4. how a step combines its partial sums, and which blocks it takes
  */
 #ifndef BASE_H
 #define BASE_H

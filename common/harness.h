@@ -11,11 +11,6 @@
  * run. Run a step with --help to see the options. The words below (elem_t,
  * CUDA_CHECK, div_up, combine_t, ...) come from base.h; the harness's files
  * are listed in parts.h; steps on several GPUs use multi/multi.h instead.
- *
- * Contents
- *   1. launch_t: what a launcher gets
- *   2. step_t: what a step tells the harness
- *   3. run_step()
  */
 #ifndef HARNESS_H
 #define HARNESS_H

@@ -3,20 +3,15 @@
  *     make step09 && ./step09           every GPU of this machine, one process
  *     mpirun -np 2 ./step09             one process a GPU (how it spans machines)
  *
- * Changed since 08: where the chunks live. The array is split over G GPUs, a
- * rank each; rank r holds a run of whole chunks of step 08's chunking (the
- * harness deals them out: common/multi/shard.c), so the chunk sums it
- * computes with step 08's code are the ones one GPU would compute. Then
- * NCCL's all-gather gives every rank every chunk sum, in chunk order, and
- * every rank sums them with step 08's combine: the same additions in the same
- * order as step 08, so the same bits, for any number of GPUs. (NCCL's
- * all-reduce would add the ranks' partial sums in an order of its own, which
- * changes with G.)
+ * Changed since 08: where the chunks live. Rank r (a GPU) holds a run of whole
+ * chunks of step 08's chunking (common/multi/shard.c) and computes their sums
+ * with step 08's code; NCCL's all-gather gives every rank every chunk sum, in
+ * chunk order; every rank sums them with step 08's combine. The same additions
+ * in the same order as step 08, so the same bits, for any number of GPUs
+ * (NCCL's all-reduce would add the ranks' partial sums in an order of its own).
  *
- * What is new is NCCL, all of it here: a communicator for each GPU (one
- * process makes them all at once; under mpirun each process makes its own,
- * from a unique id that rank 0 hands out), and one collective a run, which
- * one process driving several GPUs must call for every GPU inside one group.
+ * What is new is NCCL, all of it here: a communicator for each GPU, and one
+ * collective a run, called for every GPU a process drives inside one group.
  * The harness starts the processes, hands out the GPUs, times the runs and
  * calls the three phases on every rank: local, collective, total.
  *
@@ -25,19 +20,14 @@
 #include <nccl.h>
 
 #include "../common/multi/multi.h"
-#include "fixed_order.cuh"             // step 08's order: chunk_sum, sum_chunks, combine
+#include "fixed_order.cuh"             // step 08's order: first_level, combine
 
 // ---- kernels ----------------------------------------------------------------
 // [begin kernel]
-// A shard's chunk sums: warp w of the grid sums chunks w, w + warps, ... of
-// in[0..n) into sums[chunk], as step 08's first level does.
+// A shard's chunk sums into sums[chunk], as step 08's first level does.
 __global__ void shard_kernel(const elem_t *in, size_t n, elem_t *sums)
 {
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    size_t warps = (size_t)gridDim.x * warp.meta_group_size();
-    sum_chunks(warp, in, n, sums, sums, (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank(),
-               warps);
+    first_level(cg::this_thread_block(), in, n, sums, sums);
 }
 
 // Every chunk sum of the array into *out, in one block: step 08's levels.
@@ -119,8 +109,7 @@ static size_t grid_size(const launch_t *L)
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shard_kernel, L->block, 0));
     size_t resident = (size_t)per_sm * L->sm_count;
-    size_t needed = div_up(div_up(L->n, CHUNK), (size_t)L->block / LANES);
-    return min_size(resident, needed);
+    return min_size(resident, first_level_blocks(L->n, L->block));
 }
 
 // Every rank's slots, then every level above them, each 16-byte aligned.

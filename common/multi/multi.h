@@ -1,25 +1,16 @@
 /* multi.h: what a step on several GPUs tells the harness (steps 09 and 10).
  *
- * One array, spread over G GPUs, a rank per GPU: rank r holds a shard, a run
- * of whole chunks of the array (shard.c). The harness starts the processes
- * (one driving every GPU, or one a GPU under mpirun), hands out the GPUs,
- * draws each shard's input, times the runs and checks every rank's result.
- * The step does the rest, and that is its lesson: it makes its NCCL
- * communicators (connect), and one run is its three phases on every local
- * rank: local (the shard's own work), collective (NCCL's, every local rank's
- * call in one group) and total (the result on every rank). Every phase gets
- * the rank's result slot, d_out: a step with nothing to combine on one GPU
- * may finish there in its local phase.
+ * One array over G GPUs, a rank per GPU: rank r holds a shard, a run of whole
+ * chunks (shard.c). The harness starts the processes (one for every GPU, or
+ * one a GPU under mpirun), hands out the GPUs, draws the shards, times the
+ * runs and checks every rank's result. The step makes its NCCL communicators
+ * (connect), and one run is its three phases on every local rank: local (the
+ * shard's own work), collective (NCCL's, every local rank's call in one group)
+ * and total (the result on every rank). Each phase gets the rank's result
+ * slot, d_out: a step with nothing to combine may finish in its local phase.
+ * The harness never calls NCCL: nothing here needs <nccl.h>.
  *
  *     int main(int argc, char **argv) { return run_multi(argc, argv, &step); }
- *
- * The harness itself never calls NCCL: nothing here needs <nccl.h>.
- *
- * Contents
- *   1. team_t: the ranks and their GPUs
- *   2. rank_t: one rank's share of a run
- *   3. multi_step_t, run_multi()
- *   4. for the step: team_share (NCCL's unique id), NCCL_CHECK
  */
 #ifndef MULTI_H
 #define MULTI_H
@@ -43,8 +34,7 @@ typedef struct {
 
 /* ---- 2. rank_t ------------------------------------------------------------ */
 typedef struct {
-    launch_t L;            /* the shard: L.n elements (0: an empty shard), block, grid,
-                              device; L.state is state_bytes, zeroed once, to be left zeroed */
+    launch_t L;            /* the shard: L.n elements (0: empty), block, grid, device, state */
     int rank, ranks;
     size_t n;              /* elements in the whole array */
     size_t first;          /* the shard's first element in the whole array */
@@ -57,17 +47,13 @@ typedef struct {
 typedef struct {
     const char *name;
     const char *technique;
-    combine_t combine;                           /* what the result must be: step 08's bits
-                                                    (COMBINE_FIXED_ORDER), or the exact sum
-                                                    rounded once (COMBINE_EXACT) */
+    combine_t combine;                           /* COMBINE_FIXED_ORDER or COMBINE_EXACT */
     size_t chunk;                                /* shards start on multiples of it (1: anywhere) */
     int default_block;                           /* --block takes powers of two 32..1024 */
-    int (*block_size)(const launch_t *L);        /* or NULL: the block for a shard of L->n
-                                                    (device, sm_count set) without --block */
+    int (*block_size)(const launch_t *L);        /* or NULL: the block without --block */
     size_t state_bytes;                          /* each rank's state, or 0 */
     size_t (*grid_size)(const launch_t *L);      /* blocks for a shard of L->n >= 1 elements */
-    size_t max_grid;                             /* the most blocks a launch may have, or 0:
-                                                    the device's limit */
+    size_t max_grid;                             /* the most blocks a launch takes, or 0 */
     size_t (*sums_size)(const rank_t *R);        /* bytes of R->sums (0: none, R->sums NULL) */
     void (*connect)(const team_t *t);            /* a communicator for every local rank */
     void (*disconnect)(const team_t *t, int abort);   /* destroy them, or abort (on an error) */
@@ -79,9 +65,8 @@ typedef struct {
 
 int run_multi(int argc, char **argv, const multi_step_t *step);
 
-/* ---- 4. for the step ---------------------------------------------------------
- * Under mpirun, rank 0's `bytes` to every process (NCCL's unique id); a
- * process that drives every rank has nothing to share. */
+/* ---- 4. for the step: under mpirun, rank 0's `bytes` (NCCL's unique id) to
+ * every process; one process that drives every rank has nothing to share. */
 void team_share(const team_t *t, void *bytes, size_t len);
 
 /* NCCL_CHECK(call), in a step that includes <nccl.h>: if an NCCL call fails,
@@ -92,8 +77,7 @@ void team_share(const team_t *t, void *bytes, size_t len);
         if (nccl_r_ != ncclSuccess && nccl_r_ != ncclInProgress)                          \
             multi_fail(#call, ncclGetErrorString(nccl_r_), ncclGetLastError(NULL), __FILE__, __LINE__); \
     } while (0)
-NORETURN void multi_fail(const char *what, const char *error, const char *detail, const char *file,
-                         int line);
+NORETURN void multi_fail(const char *what, const char *error, const char *detail, const char *file, int line);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,6 @@
 -- chart.lua: the line charts, .chart, drawn as SVG.
 -- A part of course.lua, loaded by it; see there.
 
-
 -- A small line chart, drawn here as inline SVG so that it follows the page's
 -- colours: GB/s (or time relative to CUB) against n, for a few programs.
 function esc(t)
@@ -46,7 +45,7 @@ end
 function chart(el)
   local dirs = gpu_dirs()
   if #dirs == 0 then return nothing_measured("results") end
-  local dir = dirs[1]
+  local dir = gpu_dir(el.attributes["gpu"])
   local rows = read_csv(dir .. "/compare.csv")
   if not rows or #rows == 0 then return note("*`" .. dir .. "/compare.csv` is missing or empty.*") end
   local metric = el.attributes["metric"] or "gbps"
@@ -111,7 +110,7 @@ function chart(el)
   local out = {}
   local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
   local label = metric == "gbps" and "GB/s (higher is better)" or "speed relative to CUB (higher is better)"
-  local title = (el.attributes["caption"] or label) .. " Measured on " .. (rows[1].device or dir) .. "."
+  local title = (el.attributes["caption"] or label) .. " Measured on " .. (rows[1].device or dir) .. tree_note(dir) .. "."
   if #unmeasured > 0 then title = title .. " Not measured yet: " .. table.concat(unmeasured, ", ") .. "." end
   add('<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">', W, H, esc(title))
   add('<rect class="frame" x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#999"/>', L, T, W - L - R, H - T - B)

@@ -43,7 +43,7 @@ function measure(el)
   local dirs = gpu_dirs()
   local missing = pandoc.Emph({ pandoc.Str("(not measured yet)") })
   if #dirs == 0 then return missing end
-  local dir = dirs[1]
+  local dir = gpu_dir(a["gpu"])
   -- Any column of any CSV in results/<gpu>/: the first row that matches where=,
   -- or with agg= the median (max, min, count) over every row that matches.
   -- path="lab/harris/harris_g80.csv": a file of the tree, not of results/.

@@ -94,6 +94,12 @@ function ratio_text(r)
 end
 
 function gpu_dirs() return cfg.results end
+-- results/<gpu>/ as gpu= names it (else the first); its note on the tree it measured (file TREE).
+function gpu_dir(gpu)
+  for _, d in ipairs(gpu_dirs()) do if d:match("([^/]+)$") == gpu then return d end end
+  return gpu_dirs()[1]
+end
+function tree_note(dir) local t = read_file(dir .. "/TREE"); return t and (" (" .. t:gsub("%s+$", "") .. ")") or "" end
 
 -- ---- any CSV of results/<gpu>/ --------------------------------------------------
 -- The rows of FILE in the first results/<gpu>/ that has it (or in the one
@@ -286,8 +292,8 @@ end
 function gpu_caption(rows, dir, file, what, extra)
   local dev = rows[1] and rows[1].device or dir
   local peak = gpu_peak(dir)
-  return string.format("Table: %s on %s%s (`%s/%s`).%s", what, dev,
-    peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file,
+  return string.format("Table: %s on %s%s (`%s/%s`)%s.%s", what, dev,
+    peak and string.format(", nominal peak %s GB/s", gbps_text(peak)) or "", dir, file, tree_note(dir),
     extra and (" " .. extra) or "")
 end
 

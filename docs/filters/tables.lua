@@ -6,7 +6,7 @@ function results_table(el)
   if #dirs == 0 then return nothing_measured("results") end
   local sizes = words(el.attributes["sizes"] or "2^20 2^24 2^28")
   local blocks = {}
-  for _, dir in ipairs(dirs) do
+  for _, dir in ipairs(el.attributes["gpu"] and { gpu_dir(el.attributes["gpu"]) } or dirs) do
     local rows = read_csv(dir .. "/compare.csv")
     if not rows or #rows == 0 then
       blocks[#blocks + 1] = note("*`" .. dir .. "/compare.csv` is missing or empty.*")
@@ -163,7 +163,6 @@ function pivot(el)
   if #blocks == 0 then return not_yet(file, a["make"] or "claims") end
   return pandoc.Div(blocks, pandoc.Attr("", fit_classes(a, { "results" })))
 end
-
 
 -- ```{.csv-table}: the rows of any CSV that match where=, those columns, as words.
 function csv_table(el)

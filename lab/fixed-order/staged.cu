@@ -55,7 +55,7 @@ __device__ void staged_sums(cg::thread_block block, stage_t &s, const elem_t *fr
             unsigned j = t + BLOCK * k;                            // vector j of the round
             size_t at = (c0 + j / VECS) * CHUNK + 4 * (size_t)(j % VECS);
             v[k] = at + 4 <= m ? from4[at / 4]
-                 : at < m      ? tail_vector(from + at, 0, (unsigned)(m - at)) : elem4_t{0, 0, 0, 0};
+                 : at < m      ? vector_at(from + at, 0, (unsigned)(m - at)) : elem4_t{0, 0, 0, 0};
         }
         #pragma unroll
         for (int k = 0; k < PER_THREAD; k++)

@@ -7,21 +7,25 @@
 # status OK has the replica's bits). Needs a GPU; lab/fixed-order/README.md
 # says what each found.
 #
-#   fence1      thread 0 alone fences before the ticket, after the block's
-#               barrier (step 08: every thread fences)
-#   even        fence1, and a grid that gives every warp the same number of chunks
+#   fences      the ticket as step 06 draws it: every thread fences, a
+#               relaxed atomicAdd, the last block fences again (step 08 before
+#               it took the acquire-release atomic)
+#   warps       a warp a chunk at every n (BLOCK_CHUNKS 0): step 08 before
+#               it took blocks on small sums, with the last level still by
+#               the block (the variant called lastlevel in the earlier runs)
+#   old08       step 08 as it was: fences, and a warp a chunk everywhere,
+#               the last level too
+#   blockonly   a block a chunk at every n and level: the warp path not
+#               compiled (is the kernel's code size, not its work, the cost?)
 #   l16         LOADS_IN_FLIGHT 16 instead of 8
 #   staged1, staged4        staged.cu: a block loads 1 or 4 chunks a round, one fence
 #   staged1c, staged4c      the same, the levels above loaded the same way
 #   staged1a    staged1 with every thread fencing (as step 08)
-#   bysize      bysize.cu: one kernel, the schedule chosen by n (a block a
-#               chunk up to 2^21 elements, a warp a chunk above), the last
-#               level of the combine loaded by the whole block
-#   lastlevel   bysize.cu with a warp a chunk at every n: the last level alone
-#   bysize1f    bysize with one fence a block (thread 0, after the barrier)
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
+# The runs before step 08 took its schedule by n (commit 3b966a9) also timed
+# even, bysize, lastlevel and bysize1f; their CSVs are in results/.
 # PROGRAMS="step07 step08 chunk512 ..." times only those (default: all).
 set -eu
 out=${1:?usage: variants.sh OUT.csv [SIZES]}
@@ -45,46 +49,50 @@ for old, new in zip(pairs[::2], pairs[1::2]):
 open(dst, "w").write(s)
 PY
 }
-fence_old='    if (gridDim.x > 1)
+ticket_new='    block.sync();                             // every chunk sum of this block is written
+    if (block.thread_rank() == 0) {           // the ticket: releases the block'"'"'s sums, acquires the rest
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);
+        is_last = gridDim.x == 1 || done.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+'
+ticket_old='    if (gridDim.x > 1)
         __threadfence();                      // release: this thread'"'"'s chunk sums before the ticket
     block.sync();                             // every chunk sum of this block is written
     if (block.thread_rank() == 0) {
-'
-fence_new='    block.sync();
-    if (block.thread_rank() == 0) {
-        if (gridDim.x > 1)
-            __threadfence();
+        is_last = gridDim.x == 1 || atomicAdd(blocks_done, 1) == gridDim.x - 1;
+        if (is_last && gridDim.x > 1)
+            __threadfence();                  // acquire: the tickets before the chunk sums
+    }
 '
 inc_old='#include "fixed_order.cuh"'
 inc_new='#include "../../../steps/fixed_order.cuh"'
-edit steps/08_fixed_order.cu $B/fence1.cu "$fence_old" "$fence_new" "$inc_old" "$inc_new"
-edit steps/08_fixed_order.cu $B/even.cu "$fence_old" "$fence_new" "$inc_old" "$inc_new" \
-    '    size_t needed = div_up(div_up(L->n, CHUNK), (size_t)L->block / LANES);
-    return min_size(resident, needed);' \
-    '    size_t warps = (size_t)L->block / LANES, chunks = div_up(L->n, CHUNK);
-    size_t rounds = div_up(chunks, resident * warps);
-    return min_size(resident, div_up(chunks, rounds * warps));'
+edit steps/08_fixed_order.cu $B/fences.cu "$ticket_new" "$ticket_old" "$inc_old" "$inc_new"
+edit steps/fixed_order.cuh $B/fo_warps.cuh '#define BLOCK_CHUNKS 512 ' '#define BLOCK_CHUNKS 0 '
+edit steps/08_fixed_order.cu $B/warps.cu "$inc_old" '#include "fo_warps.cuh"'
+edit steps/fixed_order.cuh $B/fo_old08.cuh '#define BLOCK_CHUNKS 512 ' '#define BLOCK_CHUNKS 0 ' \
+    '        if (m <= CHUNK)' '        if (false)'
+edit $B/fences.cu $B/old08.cu "$inc_new" '#include "fo_old08.cuh"'
+edit steps/fixed_order.cuh $B/fo_blockonly.cuh '    if (chunks >= w && chunks <= BLOCK_CHUNKS)' '    if (chunks || w)' \
+    '        if (m <= CHUNK)' '        if (true)' '    return chunks >= w && chunks <= BLOCK_CHUNKS ?' '    return true ?'
+edit steps/08_fixed_order.cu $B/blockonly.cu "$inc_old" '#include "fo_blockonly.cuh"'
 edit steps/fixed_order.cuh $B/fo_l16.cuh '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 16 '
 edit steps/08_fixed_order.cu $B/l16.cu "$inc_old" '#include "fo_l16.cuh"'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fence1 even l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 blockonly l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -DSTAGED_COMBINE=1 -o $B/staged4c lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DALL_FENCE=1 -o $B/staged1a lab/fixed-order/staged.cu & pids+=($!)
-nv -o $B/bysize lab/fixed-order/bysize.cu & pids+=($!)
-nv -DSTAGED_MAX=0 -o $B/lastlevel lab/fixed-order/bysize.cu & pids+=($!)
-nv -DONE_FENCE=1 -o $B/bysize1f lab/fixed-order/bysize.cu & pids+=($!)
 for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; exit 1; }; done
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 first=1
 : > "$out"
-for p in ./step07 ./step08 build/bench/cub_sum $B/fence1 $B/even $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/bysize $B/lastlevel $B/bysize1f ./step08 ./step07; do
+for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
+         $B/staged4 $B/staged4c $B/chunk512 ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")

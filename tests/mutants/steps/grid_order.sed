@@ -4,7 +4,9 @@
 # same bits and every element is added once (the exact build is right), but
 # another --grid or --block gives other bits: only the CPU replica of the
 # order can tell (tests/gpu/fixed-order.sh).
-/^    sum_chunks(warp, in, n, sums, out, (size_t)blockIdx.x/,/^    if (n <= CHUNK) return;/c\
+/^    first_level(block, in, n, sums, out);/,/^    if (n <= CHUNK) return;/c\
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\
+    size_t warps = (size_t)gridDim.x * warp.meta_group_size();\
     size_t chunks = (n + CHUNK - 1) / CHUNK;\
     size_t first = (size_t)blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();\
     elem_t mine = 0;\
