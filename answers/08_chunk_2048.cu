@@ -148,14 +148,14 @@ __device__ void block_sums(cg::thread_block block, const elem_t *from, size_t m,
     }
 }
 
-// The first level, in[0..n) into sums[chunk] (or *out: one chunk). Fewer chunks than a
-// block has warps: one block, a warp a chunk, no ticket. Up to BLOCK_CHUNKS a warp a chunk
-// would leave the GPU idle (2^16 elements: 16 warps): a block a chunk. Above, a warp again.
+// The first level, in[0..n) into sums[chunk] (or *out: one chunk). One chunk: the block.
+// Fewer chunks than a block has warps: one block, a warp a chunk, no ticket. Up to BLOCK_CHUNKS
+// a warp a chunk would leave the GPU idle (2^16 elements: 16 warps): a block a chunk.
 __device__ void first_level(cg::thread_block block, const elem_t *in, size_t n, elem_t *sums, elem_t *out)
 {
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     size_t chunks = (n + CHUNK - 1) / CHUNK, w = warp.meta_group_size();
-    if (chunks >= w && chunks <= BLOCK_CHUNKS)
+    if ((chunks >= w || chunks == 1) && chunks <= BLOCK_CHUNKS)
         block_sums(block, in, n, sums, out, blockIdx.x, gridDim.x);
     else
         sum_chunks(warp, in, n, sums, out, blockIdx.x * w + warp.meta_group_rank(), gridDim.x * w);

@@ -17,6 +17,8 @@
 #               the last level too
 #   blockonly   a block a chunk at every n and level: the warp path not
 #               compiled (is the kernel's code size, not its work, the cost?)
+#   one2        the block path, in one block, for up to 2 chunks (step 08:
+#               for 1; one1, measured before, is now the step)
 #   l16         LOADS_IN_FLIGHT 16 instead of 8
 #   staged1, staged4        staged.cu: a block loads 1 or 4 chunks a round, one fence
 #   staged1c, staged4c      the same, the levels above loaded the same way
@@ -72,16 +74,19 @@ edit steps/08_fixed_order.cu $B/warps.cu "$inc_old" '#include "fo_warps.cuh"'
 edit steps/fixed_order.cuh $B/fo_old08.cuh '#define BLOCK_CHUNKS 512 ' '#define BLOCK_CHUNKS 0 ' \
     '        if (m <= CHUNK)' '        if (false)'
 edit $B/fences.cu $B/old08.cu "$inc_new" '#include "fo_old08.cuh"'
-edit steps/fixed_order.cuh $B/fo_blockonly.cuh '    if (chunks >= w && chunks <= BLOCK_CHUNKS)' '    if (chunks || w)' \
+edit steps/fixed_order.cuh $B/fo_blockonly.cuh '    if ((chunks >= w || chunks == 1) && chunks <= BLOCK_CHUNKS)' '    if (chunks || w)' \
     '        if (m <= CHUNK)' '        if (true)' '    return chunks >= w && chunks <= BLOCK_CHUNKS ?' '    return true ?'
 edit steps/08_fixed_order.cu $B/blockonly.cu "$inc_old" '#include "fo_blockonly.cuh"'
+edit steps/fixed_order.cuh $B/fo_one2.cuh '    if ((chunks >= w || chunks == 1) && chunks <= BLOCK_CHUNKS)' \
+    '    if ((chunks >= w || chunks <= 2) && chunks <= BLOCK_CHUNKS)'
+edit steps/08_fixed_order.cu $B/one2.cu "$inc_old" '#include "fo_one2.cuh"'
 edit steps/fixed_order.cuh $B/fo_l16.cuh '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 16 '
 edit steps/08_fixed_order.cu $B/l16.cu "$inc_old" '#include "fo_l16.cuh"'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 blockonly l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -91,7 +96,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 first=1
 : > "$out"
-for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
+for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
          $B/staged4 $B/staged4c $B/chunk512 ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
