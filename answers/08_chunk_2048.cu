@@ -12,7 +12,7 @@
  * And one line that the change made necessary: #pragma unroll 1 on the loop
  * over rounds in lane_sum. With two rounds instead of four, nvcc unrolls that
  * loop and issues all 16 loads of a lane at once: 96 registers a thread
- * instead of 56, and a block of 1024 threads no longer fits on the
+ * instead of 54, and a block of 1024 threads no longer fits on the
  * multiprocessor (the harness stops with "no block of 1024 threads fits").
  * A sum whose bits must not depend on the block size has to take every block
  * size, so the rounds stay apart. It changes when the loads are issued, not
