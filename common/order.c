@@ -7,10 +7,11 @@
  * order written down a second time, in plain C:
  *
  *   chunk     the array is cut into chunks of `chunk` elements (the last one
- *             may be shorter). One warp sums one chunk: lane l (0..31) adds
- *             the 4-element vectors l, l + 32, l + 64, ... in that sequence,
- *             each vector as (x + y) + (z + w), elements past the end read
- *             as 0; then the 32 lanes' sums meet in the shuffle-down tree
+ *             may be shorter). Each is summed as one warp sums it (the GPU
+ *             may spread the loads over a block; the additions stay): lane
+ *             l (0..31) adds the 4-element vectors l, l + 32, l + 64, ... in
+ *             that sequence, each vector as (x + y) + (z + w), elements past
+ *             the end read as 0; then the 32 lanes' sums meet in the shuffle-down tree
  *             (lane l += lane l + 16, then + 8, + 4, + 2, + 1; lane 0 ends
  *             with the chunk's sum).
  *   levels    the chunk sums, in chunk order, are summed the same way: cut
