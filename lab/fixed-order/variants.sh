@@ -23,6 +23,9 @@
 #   staged1, staged4        staged.cu: a block loads 1 or 4 chunks a round, one fence
 #   staged1c, staged4c      the same, the levels above loaded the same way
 #   staged1a    staged1 with every thread fencing (as step 08)
+#   queue       the warp path's chunks from a queue (one atomic counter)
+#               instead of warp w taking w, w + warps, ...: the SMs'
+#               shares of chunks even where chunks / warps is not whole
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
@@ -82,11 +85,35 @@ edit steps/fixed_order.cuh $B/fo_one2.cuh '    if ((chunks >= w || chunks == 1) 
 edit steps/08_fixed_order.cu $B/one2.cu "$inc_old" '#include "fo_one2.cuh"'
 edit steps/fixed_order.cuh $B/fo_l16.cuh '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 16 '
 edit steps/08_fixed_order.cu $B/l16.cu "$inc_old" '#include "fo_l16.cuh"'
+edit steps/fixed_order.cuh $B/fo_queue.cuh '// The first level, in[0..n)' '// A queue of chunks: a warp takes its next chunk from one counter, drawn while
+// it sums the one it has; the draw of the last chunk puts the counter back to 0.
+__device__ unsigned chunk_queue;
+__device__ void queue_chunks(cg::thread_block_tile<32> warp, const elem_t *from, size_t m,
+                             elem_t *to, elem_t *out, size_t first, size_t stride)
+{
+    size_t chunks = (m + CHUNK - 1) / CHUNK;
+    for (size_t c = first; c < chunks;) {
+        unsigned next = 0;
+        if (warp.thread_rank() == 0) next = atomicAdd(&chunk_queue, 1);
+        unsigned len = m - c * CHUNK < CHUNK ? (unsigned)(m - c * CHUNK) : CHUNK;
+        elem_t s = chunk_sum(warp, from + c * CHUNK, len);
+        if (warp.thread_rank() == 0) {
+            *(m <= CHUNK ? out : to + c) = s;
+            if (next == chunks - 1) chunk_queue = 0;
+        }
+        c = stride + warp.shfl(next, 0);
+    }
+}
+
+// The first level, in[0..n)' \
+    '        sum_chunks(warp, in, n, sums, out, blockIdx.x * w + warp.meta_group_rank(), gridDim.x * w);' \
+    '        queue_chunks(warp, in, n, sums, out, blockIdx.x * w + warp.meta_group_rank(), gridDim.x * w);'
+edit steps/08_fixed_order.cu $B/queue.cu "$inc_old" '#include "fo_queue.cuh"'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -97,7 +124,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")

@@ -20,6 +20,9 @@
 #               too (31 registers, 9.81 instructions an element, not 7.66)
 #   argcombine  argmax's search entered on a key at least as large, its pair
 #               then combined (the step before: 35, 39 and 35 registers)
+#   firstphase  (WRONG results, times only) the kernel up to each block's
+#               partial: no grid.sync() and no last fold. The step's time
+#               less this one's is what the combine costs (VARIANTS only)
 #   argshuffle  argmax's tile tree as five rounds of shuffles of the whole
 #               pair and a combine, as every other operator's (the step before:
 #               the step folds it by three 4-byte cg::reduce calls, REDUX)
@@ -125,6 +128,11 @@ edit $B/argcombine.cu \
 edit $B/argshuffle.cu \
 '    if constexpr (std::is_same_v<typename Op::acc_t, keyed_t>) {' \
 '    if constexpr (false) {'
+edit $B/firstphase.cu \
+'    grid.sync();                           // every partial is written and visible
+    if (grid.block_rank() != 0)
+        return;' \
+'    return;                                // firstphase: each block its partial, no result'
 variants=${VARIANTS:-bounds lastround grid3 grid4 argvec argstrict argcombine argshuffle}
 pids=()
 for v in $variants; do nv -o $B/$v $B/$v.cu & pids+=($!); done
