@@ -26,6 +26,13 @@
 #   queue       the warp path's chunks from a queue (one atomic counter)
 #               instead of warp w taking w, w + warps, ...: the SMs'
 #               shares of chunks even where chunks / warps is not whole
+#   noticket    (WRONG sums, times only) each block returns after its chunks
+#   firstlevel  (WRONG sums, times only) the ticket drawn, no combine: the
+#               step less these two is what the ticket and the combine cost
+#   gcombine    the combine's levels of more than one chunk by the block, 4
+#               chunks at a time loaded at once, not a warp a chunk
+#   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
+#               three blocks of 512 a multiprocessor, not two (block 512 only)
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
@@ -109,11 +116,50 @@ __device__ void queue_chunks(cg::thread_block_tile<32> warp, const elem_t *from,
     '        sum_chunks(warp, in, n, sums, out, blockIdx.x * w + warp.meta_group_rank(), gridDim.x * w);' \
     '        queue_chunks(warp, in, n, sums, out, blockIdx.x * w + warp.meta_group_rank(), gridDim.x * w);'
 edit steps/08_fixed_order.cu $B/queue.cu "$inc_old" '#include "fo_queue.cuh"'
+# firstlevel and noticket: WRONG sums, times only (the step less them: what the combine and the ticket cost)
+edit steps/08_fixed_order.cu $B/noticket.cu "$inc_old" "$inc_new" \
+    '    if (n <= CHUNK) return;                   // one chunk: first_level wrote *out' '    return;'
+edit steps/08_fixed_order.cu $B/firstlevel.cu "$inc_old" "$inc_new" \
+    '    if (!is_last) return;' '    return;'
+edit steps/fixed_order.cuh $B/fo_gcombine.cuh '// Sums m >= 2 chunk sums, level after level' '// A level of more than one chunk by the block: GROUP chunks at a time, every
+// vector of them loaded at once into a stage, warp g adding chunk g'"'"'s as block_sums.
+#define GROUP 4
+__device__ void group_sums(cg::thread_block block, const elem_t *from, size_t m, elem_t *to)
+{
+    __shared__ elem_t gstage[GROUP][CHUNK / 4];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned t = block.thread_rank(), b = block.size(), g = warp.meta_group_rank();
+    size_t up = (m + CHUNK - 1) / CHUNK;
+    for (size_t c0 = 0; c0 < up; c0 += GROUP) {
+        #pragma unroll 8
+        for (unsigned i = t; i < GROUP * (CHUNK / 4); i += b) {
+            size_t c = c0 + i / (CHUNK / 4);
+            unsigned len = c >= up ? 0 : m - c * CHUNK < CHUNK ? (unsigned)(m - c * CHUNK) : CHUNK;
+            elem4_t x = vector_at(from + c * CHUNK, i % (CHUNK / 4), len);
+            gstage[i / (CHUNK / 4)][i % (CHUNK / 4)] = (x.x + x.y) + (x.z + x.w);
+        }
+        block.sync();
+        if (g < GROUP && c0 + g < up) {
+            elem_t sum = 0;
+            for (int k = 0; k < PER_LANE; k++)
+                sum += gstage[g][warp.thread_rank() + LANES * k];
+            sum = lane_tree(warp, sum);
+            if (warp.thread_rank() == 0) to[c0 + g] = sum;
+        }
+        block.sync();
+    }
+}
+
+// Sums m >= 2 chunk sums, level after level' \
+    '            sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());' \
+    '            group_sums(block, level, m, next);'
+edit steps/08_fixed_order.cu $B/gcombine.cu "$inc_old" '#include "fo_gcombine.cuh"'
+edit $B/gcombine.cu $B/gc3.cu '__global__ void reduce_kernel' '__global__ void __launch_bounds__(512, 3) reduce_kernel'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512 queue; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -124,7 +170,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
