@@ -9,9 +9,9 @@
  *
  *   L <= 128       several rows a warp: a tile of W = 1, 2, ..., 32 lanes a row
  *   L <= 4096      a warp a row (one chunk: step 08's chunk sum)
- *   longer rows    the row's chunks spread over blocks, one chunk a warp; the
- *                  row's last block to finish (step 06's ticket, one a row)
- *                  combines its chunk sums, as step 08's last block does
+ *   longer rows    the row's chunks spread over blocks (a queue of parts), one
+ *                  chunk a warp; the row's last block (step 08's ticket, one a
+ *                  row) combines its chunk sums, as step 08's last block does
  *
  * Whoever takes it, row r is added in step 08's order for n = L: chunks of
  * 4096 from the row's start, lane l adding vectors l, l + 32, ... of a chunk,
@@ -27,6 +27,7 @@
  * Changed functions: chunk_sum, grid_size, reduce.
  */
 #include <cooperative_groups.h>
+#include <cuda/atomic>
 
 #include "../common/rows/rows.h"
 
@@ -173,19 +174,24 @@ __device__ void combine_row(cg::thread_block block, elem_t *level, size_t m, ele
     }
 }
 
-// Longer rows, in parts of one chunk a warp: block b takes parts b, b + gridDim.x,
-// ..., the rows interleaved (part u is part u / rows of row u % rows) so that
-// the rows' combines run side by side at the end. A row's chunk sums go to its
-// own stretch of sums; the last of its parts to finish combines them.
+// Longer rows, in parts of one chunk a warp. Block b takes part b, then the
+// next part not yet taken, drawn from a queue while it sums the one it has:
+// a multiprocessor that finishes early takes more. Part u is part u / rows of
+// row u % rows, so the rows' combines run side by side at the end; the last
+// of a row's parts to finish (step 08's ticket) combines its chunk sums.
 template <bool ALIGNED>
 __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size_t parts,
                                  elem_t *sums, size_t row_sums, unsigned *tickets, elem_t *out)
 {
     __shared__ bool is_last;
+    __shared__ unsigned queued;
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     size_t chunks = (len + CHUNK - 1) / CHUNK;
-    for (size_t u = blockIdx.x; u < rows * parts; u += gridDim.x) {
+    unsigned *queue = tickets + rows;         // parts drawn past the first gridDim.x
+    for (size_t u = blockIdx.x; u < rows * parts;) {
+        unsigned drawn = 0;
+        if (block.thread_rank() == 0) drawn = atomicAdd(queue, 1);   // the next part, while this one is summed
         size_t row = u % rows, c = u / rows * warp.meta_group_size() + warp.meta_group_rank();
         elem_t *level = sums + row * row_sums;
         if (c < chunks) {
@@ -193,19 +199,19 @@ __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size
             elem_t s = chunk_sum<ALIGNED>(warp, in + row * len + c * CHUNK, left < CHUNK ? left : CHUNK);
             store_sum(warp, level, c, chunks, s);
         }
-        if (parts > 1)
-            __threadfence();                  // release: this part's chunk sums before its ticket
-        block.sync();
-        if (block.thread_rank() == 0) {
-            is_last = parts == 1 || atomicAdd(&tickets[row], 1) == parts - 1;
-            if (is_last && parts > 1) {
-                __threadfence();              // acquire: the tickets before the chunk sums
+        if (block.thread_rank() == 0) queued = drawn;
+        block.sync();                         // every chunk sum of this part is written
+        if (block.thread_rank() == 0) {       // the row's ticket: releases this part's sums, acquires the rest
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(tickets[row]);
+            is_last = parts == 1 || done.fetch_add(1, cuda::memory_order_acq_rel) == parts - 1;
+            if (is_last && parts > 1)
                 tickets[row] = 0;             // every part has drawn: ready for the next launch
-            }
+            if (drawn == rows * parts - 1) *queue = 0;   // the last draw: ready for the next launch
         }
-        block.sync();                         // share is_last
+        block.sync();                         // share is_last and queued
+        u = gridDim.x + queued;
         if (is_last) combine_row(block, level, chunks, out + row);
-        block.sync();                         // is_last read by all before the next part sets it
+        block.sync();                         // both read by all before the next part sets them
     }
 }
 // [end long_rows]
@@ -245,9 +251,9 @@ static size_t grid_size(const rows_launch_t *L)
     return min_size((size_t)per_sm * L->sm_count, needed);
 }
 
-// Long rows only: their sums, and a ticket a row.
+// Long rows only: their sums, a ticket a row and the queue.
 static size_t scratch_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * row_sums(L->len) * sizeof(elem_t); }
-static size_t state_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * sizeof(unsigned); }
+static size_t state_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : (L->rows + 1) * sizeof(unsigned); }
 
 template <bool ALIGNED>
 static void launch(const elem_t *d_in, elem_t *d_out, const rows_launch_t *L, cudaStream_t stream)
