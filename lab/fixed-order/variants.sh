@@ -31,6 +31,11 @@
 #               step less these two is what the ticket and the combine cost
 #   gcombine    the combine's levels of more than one chunk by the block, 4
 #               chunks at a time loaded at once, not a warp a chunk
+#   grouped     block_sums taking up to GROUP (4) chunks a round, four loads
+#               a thread at once (unrolled), for the first level (one chunk
+#               a round) and for combine's levels of up to four chunks
+#               (grouped1.csv, grouped2.csv: as "step08" there)
+#   l16g        gcombine with LOADS_IN_FLIGHT 16 (l16's window)
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
 #   chunk512    another order, the one the README proposes for small sums:
@@ -154,12 +159,93 @@ __device__ void group_sums(cg::thread_block block, const elem_t *from, size_t m,
     '            sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());' \
     '            group_sums(block, level, m, next);'
 edit steps/08_fixed_order.cu $B/gcombine.cu "$inc_old" '#include "fo_gcombine.cuh"'
+edit $B/fo_gcombine.cuh $B/fo_l16g.cuh '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 16 '
+edit $B/gcombine.cu $B/l16g.cu '#include "fo_gcombine.cuh"' '#include "fo_l16g.cuh"'
 edit $B/gcombine.cu $B/gc3.cu '__global__ void reduce_kernel' '__global__ void __launch_bounds__(512, 3) reduce_kernel'
+edit steps/fixed_order.cuh $B/fo_grouped.cuh '// The same level with blocks first, first + stride, ... on the chunks, all of
+// a chunk'"'"'s loads in flight at once: each thread loads two vectors and stores
+// each as (x + y) + (z + w); warp 0 adds the 1024 values as lane_sum adds the
+// vectors, then lane_tree. The same additions in the same order.
+__device__ void block_sums(cg::thread_block block, const elem_t *from, size_t m, elem_t *to, elem_t *out,
+                           size_t first, size_t stride)
+{
+    __shared__ elem_t stage[CHUNK / 4];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned t = block.thread_rank(), b = block.size();
+    for (size_t c = first; c * CHUNK < m; c += stride) {
+        const elem_t *p = from + c * CHUNK;
+        unsigned len = m - c * CHUNK < CHUNK ? (unsigned)(m - c * CHUNK) : CHUNK;
+        for (unsigned i = t; i < CHUNK / 4; i += 2 * b) {
+            unsigned j = i + b < CHUNK / 4 ? i + b : i;          // blocks of CHUNK / 4 or more: i twice
+            elem4_t x = vector_at(p, i, len), y = vector_at(p, j, len);
+            stage[i] = (x.x + x.y) + (x.z + x.w);
+            stage[j] = (y.x + y.y) + (y.z + y.w);
+        }
+        block.sync();                                           // the chunk'"'"'s CHUNK / 4 values are in stage
+        if (warp.meta_group_rank() == 0) {
+            elem_t sum = 0;
+            for (int k = 0; k < PER_LANE; k++)
+                sum += stage[t + LANES * k];
+            sum = lane_tree(warp, sum);
+            if (t == 0) *(m <= CHUNK ? out : to + c) = sum;
+        }
+        block.sync();                                           // stage is read: the next chunk may go in
+    }
+}
+
+' '// grouped: block b sums chunks first, first + stride, ..., per of them (at
+// most GROUP, no more than it has warps) a round: its threads load the
+// round'"'"'s vectors STAGE_LOADS at once, warp g adds chunk g'"'"'s values.
+#define GROUP 4
+#define STAGE_LOADS 4
+__device__ void block_sums(cg::thread_block block, const elem_t *from, size_t m, elem_t *to, elem_t *out,
+                           size_t first, size_t stride, unsigned per)
+{
+    __shared__ elem_t stage[GROUP * (CHUNK / 4)];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned t = block.thread_rank(), b = block.size(), g = warp.meta_group_rank();
+    per = per < warp.meta_group_size() ? per : warp.meta_group_size();
+    unsigned values = per * (CHUNK / 4);
+    size_t chunks = (m + CHUNK - 1) / CHUNK;
+    for (size_t c0 = first; c0 < chunks; c0 += per * stride) {
+        for (unsigned i0 = t; i0 < values; i0 += STAGE_LOADS * b) {
+            elem4_t v[STAGE_LOADS];
+            #pragma unroll
+            for (int k = 0; k < STAGE_LOADS; k++) {
+                unsigned i = i0 + k * b;
+                size_t c = c0 + i / (CHUNK / 4) * stride;
+                unsigned len = c < chunks ? (m - c * CHUNK < CHUNK ? (unsigned)(m - c * CHUNK) : CHUNK) : 0;
+                v[k] = i < values ? vector_at(from + c * CHUNK, i % (CHUNK / 4), len) : elem4_t{ 0, 0, 0, 0 };
+            }
+            #pragma unroll
+            for (int k = 0; k < STAGE_LOADS; k++)
+                if (i0 + k * b < values)
+                    stage[i0 + k * b] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        }
+        block.sync();
+        size_t c = c0 + g * stride;
+        if (g < per && c < chunks) {
+            elem_t sum = 0;
+            for (int k = 0; k < PER_LANE; k++)
+                sum += stage[g * (CHUNK / 4) + warp.thread_rank() + LANES * k];
+            sum = lane_tree(warp, sum);
+            if (warp.thread_rank() == 0) *(m <= CHUNK ? out : to + c) = sum;
+        }
+        block.sync();
+    }
+}
+
+' \
+    '        block_sums(block, in, n, sums, out, blockIdx.x, gridDim.x);' '        block_sums(block, in, n, sums, out, blockIdx.x, gridDim.x, 1);' \
+    '        if (m <= CHUNK)
+            block_sums(block, level, m, next, out, 0, 1);' '        if (m <= GROUP * CHUNK)
+            block_sums(block, level, m, next, out, 0, 1, GROUP);'
+edit steps/08_fixed_order.cu $B/grouped.cu "$inc_old" '#include "fo_grouped.cuh"'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -170,7 +256,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
