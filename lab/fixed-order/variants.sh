@@ -36,6 +36,12 @@
 #               a round) and for combine's levels of up to four chunks
 #               (grouped1.csv, grouped2.csv: as "step08" there)
 #   l16g        gcombine with LOADS_IN_FLIGHT 16 (l16's window)
+#   stamps      step 08 printing, from the last block at each launch, where
+#               the time after the first level goes: the first block's start
+#               to the first ticket, the first ticket to the last (how ragged
+#               the first level ends), the combine (%globaltimer, ns) and each
+#               level of it (clock64 cycles). Not in the timed loop: run
+#               $B/stamps --n 2^24,2^25,2^28 --reps 5 | grep ^stamps
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
 #   chunk512    another order, the one the README proposes for small sums:
@@ -241,11 +247,59 @@ __device__ void block_sums(cg::thread_block block, const elem_t *from, size_t m,
             block_sums(block, level, m, next, out, 0, 1);' '        if (m <= GROUP * CHUNK)
             block_sums(block, level, m, next, out, 0, 1, GROUP);'
 edit steps/08_fixed_order.cu $B/grouped.cu "$inc_old" '#include "fo_grouped.cuh"'
+edit steps/fixed_order.cuh $B/fo_stamps.cuh '__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    for (elem_t *level = sums; m > 1; m = (m + CHUNK - 1) / CHUNK) {' '__device__ long long level_clocks[8];    // stamps: clock64() before the combine and after each level
+__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int lvl = 0;
+    if (block.thread_rank() == 0) level_clocks[lvl] = clock64();
+    for (elem_t *level = sums; m > 1; m = (m + CHUNK - 1) / CHUNK) {' \
+    '        block.sync();                         // this level is written: the next may read it
+        level = next;' '        block.sync();                         // this level is written: the next may read it
+        if (block.thread_rank() == 0 && lvl < 7) level_clocks[++lvl] = clock64();
+        level = next;'
+edit steps/08_fixed_order.cu $B/stamps.cu '#include "fixed_order.cuh"' '#include "fo_stamps.cuh"' \
+    '    __shared__ bool is_last;
+    cg::thread_block block = cg::this_thread_block();
+    first_level(block, in, n, sums, out);' '    __shared__ bool is_last;
+    cg::thread_block block = cg::this_thread_block();
+    if (block.thread_rank() == 0) atomicMin(&t_start, globaltimer());
+    first_level(block, in, n, sums, out);' \
+    '    if (block.thread_rank() == 0) {           // the ticket: releases the block'"'"'s sums, acquires the rest
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);' '    if (block.thread_rank() == 0) {           // the ticket: releases the block'"'"'s sums, acquires the rest
+        atomicMin(&t_first_ticket, globaltimer());
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(*blocks_done);' \
+    '    combine(block, sums, (n + CHUNK - 1) / CHUNK, out);
+    if (gridDim.x > 1 && block.thread_rank() == 0)
+        *blocks_done = 0;                     // every ticket drawn: ready for the next launch' '    unsigned long long t_last = globaltimer();
+    combine(block, sums, (n + CHUNK - 1) / CHUNK, out);
+    if (block.thread_rank() == 0) {
+        unsigned long long t_end = globaltimer();
+        printf("stamps n=%llu grid=%u start_to_first_ticket_ns=%llu first_to_last_ticket_ns=%llu combine_ns=%llu"
+               " level_cycles=%lld,%lld,%lld\n", (unsigned long long)n, gridDim.x, t_first_ticket - t_start,
+               t_last - t_first_ticket, t_end - t_last, level_clocks[1] - level_clocks[0],
+               level_clocks[2] - level_clocks[1], level_clocks[3] - level_clocks[2]);
+        t_start = t_first_ticket = ~0ull;
+        for (int i = 0; i < 8; i++) level_clocks[i] = 0;
+    }
+    if (gridDim.x > 1 && block.thread_rank() == 0)
+        *blocks_done = 0;                     // every ticket drawn: ready for the next launch' \
+    '__global__ void reduce_kernel(' '__device__ unsigned long long t_start = ~0ull, t_first_ticket = ~0ull;
+__device__ unsigned long long globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__global__ void reduce_kernel('
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
