@@ -68,6 +68,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cooperative_groups.h>
+#include <cuda/atomic>
 #include <cuda_bf16.h>
 
 #include "../common/parts.h"
@@ -251,10 +252,14 @@ __global__ void long_rows_kernel(const bf16 *in, size_t rows, size_t len, size_t
                                  elem_t *sums, size_t row_sums, unsigned *tickets, elem_t *out)
 {
     __shared__ bool is_last;
+    __shared__ unsigned queued;
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     size_t chunks = (len + CHUNK - 1) / CHUNK;
-    for (size_t u = blockIdx.x; u < rows * parts; u += gridDim.x) {
+    unsigned *queue = tickets + rows;         // parts drawn past the first gridDim.x
+    for (size_t u = blockIdx.x; u < rows * parts;) {
+        unsigned drawn = 0;
+        if (block.thread_rank() == 0) drawn = atomicAdd(queue, 1);   // the next part, while this one is summed
         size_t row = u % rows, c = u / rows * warp.meta_group_size() + warp.meta_group_rank();
         elem_t *level = sums + row * row_sums;
         if (c < chunks) {
@@ -262,19 +267,19 @@ __global__ void long_rows_kernel(const bf16 *in, size_t rows, size_t len, size_t
             elem_t s = chunk_sum<ALIGNED>(warp, in + row * len + c * CHUNK, left < CHUNK ? left : CHUNK);
             store_sum(warp, level, c, chunks, s);
         }
-        if (parts > 1)
-            __threadfence();                  // release: this part's chunk sums before its ticket
-        block.sync();
-        if (block.thread_rank() == 0) {
-            is_last = parts == 1 || atomicAdd(&tickets[row], 1) == parts - 1;
-            if (is_last && parts > 1) {
-                __threadfence();              // acquire: the tickets before the chunk sums
+        if (block.thread_rank() == 0) queued = drawn;
+        block.sync();                         // every chunk sum of this part is written
+        if (block.thread_rank() == 0) {       // the row's ticket: releases this part's sums, acquires the rest
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> done(tickets[row]);
+            is_last = parts == 1 || done.fetch_add(1, cuda::memory_order_acq_rel) == parts - 1;
+            if (is_last && parts > 1)
                 tickets[row] = 0;             // every part has drawn: ready for the next launch
-            }
+            if (drawn == rows * parts - 1) *queue = 0;   // the last draw: ready for the next launch
         }
-        block.sync();                         // share is_last
+        block.sync();                         // share is_last and queued
+        u = gridDim.x + queued;
         if (is_last) combine_row(block, level, chunks, out + row);
-        block.sync();                         // is_last read by all before the next part sets it
+        block.sync();                         // both read by all before the next part sets them
     }
 }
 
@@ -314,7 +319,7 @@ static size_t grid_size(const rows_launch_t *L)
 
 // Long rows only: their sums, and a ticket a row.
 static size_t scratch_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * row_sums(L->len) * sizeof(elem_t); }
-static size_t state_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : L->rows * sizeof(unsigned); }
+static size_t state_size(const rows_launch_t *L) { return L->len <= CHUNK ? 0 : (L->rows + 1) * sizeof(unsigned); }
 
 template <bool ALIGNED>
 static void launch(const bf16 *d_in, elem_t *d_out, const rows_launch_t *L, cudaStream_t stream)
@@ -484,11 +489,11 @@ static int run_shape(const device_t *dev, size_t rows, size_t len, const options
     if (again) CUDA_CHECK(cudaMemcpy(again, p.d_sums[1], rows * sizeof(elem_t), cudaMemcpyDeviceToHost));
     verdict_t v;
     check_rows(x, rows, len, got, again, &v);
-    size_t left = 0;                          // step 11's tickets: left at zero for the next launch?
+    size_t left = 0;                          // step 11's tickets and queue: left at zero for the next launch?
     if (p.L.state) {
         unsigned *tickets = (unsigned *)host_alloc(p.state_bytes);
         CUDA_CHECK(cudaMemcpy(tickets, p.L.state, p.state_bytes, cudaMemcpyDeviceToHost));
-        for (size_t r = 0; r < rows; r++) left += tickets[r] != 0;
+        for (size_t r = 0; r < p.state_bytes / sizeof(unsigned); r++) left += tickets[r] != 0;
         free(tickets);
     }
     double bytes = 2.0 * rows * len + 4.0 * rows, gbps = t.reps ? bytes / (t.median_us * 1e3) : 0;
@@ -508,7 +513,7 @@ static int run_shape(const device_t *dev, size_t rows, size_t len, const options
                timing, v.median_ulps, v.worst_ulps, v.worst_row, v.worst_exact, v.worst_error, v.worst_bound,
                v.replica_equal ? "yes" : "NO", v.runs_equal ? "yes" : "NO", t.runs, t.runs == 1 ? "" : "s",
                v.wrong || left ? "WRONG" : "OK");
-    if (left) fprintf(stderr, NAME ": %zu x %zu: %zu row tickets left changed\n", rows, len, left);
+    if (left) fprintf(stderr, NAME ": %zu x %zu: %zu tickets or the queue left changed\n", rows, len, left);
     if (v.wrong)
         fprintf(stderr, NAME ": %zu x %zu: row %zu gave %.9g, the replica of the order %.9g; %zu row%s wrong\n",
                 rows, len, v.first_wrong, (double)got[v.first_wrong],

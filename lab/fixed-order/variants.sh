@@ -42,6 +42,10 @@
 #               the first level ends), the combine (%globaltimer, ns) and each
 #               level of it (clock64 cycles). Not in the timed loop: run
 #               $B/stamps --n 2^24,2^25,2^28 --reps 5 | grep ^stamps
+#   wide        the combine's levels of 2-4 chunks by the block, each
+#               thread's 4 loads issued at once (a fixed count, predicated),
+#               warp g adding chunk g; widestamps
+#               is stamps on it (run as stamps)
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
 #   chunk512    another order, the one the README proposes for small sums:
@@ -247,7 +251,7 @@ __device__ void block_sums(cg::thread_block block, const elem_t *from, size_t m,
             block_sums(block, level, m, next, out, 0, 1);' '        if (m <= GROUP * CHUNK)
             block_sums(block, level, m, next, out, 0, 1, GROUP);'
 edit steps/08_fixed_order.cu $B/grouped.cu "$inc_old" '#include "fo_grouped.cuh"'
-edit steps/fixed_order.cuh $B/fo_stamps.cuh '__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
+stamp_combine() { edit "$1" "$2" '__device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *out)
 {
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
     for (elem_t *level = sums; m > 1; m = (m + CHUNK - 1) / CHUNK) {' '__device__ long long level_clocks[8];    // stamps: clock64() before the combine and after each level
@@ -260,7 +264,8 @@ __device__ void combine(cg::thread_block block, elem_t *sums, size_t m, elem_t *
     '        block.sync();                         // this level is written: the next may read it
         level = next;' '        block.sync();                         // this level is written: the next may read it
         if (block.thread_rank() == 0 && lvl < 7) level_clocks[++lvl] = clock64();
-        level = next;'
+        level = next;'; }
+stamp_combine steps/fixed_order.cuh $B/fo_stamps.cuh
 edit steps/08_fixed_order.cu $B/stamps.cu '#include "fixed_order.cuh"' '#include "fo_stamps.cuh"' \
     '    __shared__ bool is_last;
     cg::thread_block block = cg::this_thread_block();
@@ -281,7 +286,8 @@ edit steps/08_fixed_order.cu $B/stamps.cu '#include "fixed_order.cuh"' '#include
         printf("stamps n=%llu grid=%u start_to_first_ticket_ns=%llu first_to_last_ticket_ns=%llu combine_ns=%llu"
                " level_cycles=%lld,%lld,%lld\n", (unsigned long long)n, gridDim.x, t_first_ticket - t_start,
                t_last - t_first_ticket, t_end - t_last, level_clocks[1] - level_clocks[0],
-               level_clocks[2] - level_clocks[1], level_clocks[3] - level_clocks[2]);
+               level_clocks[2] ? level_clocks[2] - level_clocks[1] : 0,
+               level_clocks[3] ? level_clocks[3] - level_clocks[2] : 0);
         t_start = t_first_ticket = ~0ull;
         for (int i = 0; i < 8; i++) level_clocks[i] = 0;
     }
@@ -295,11 +301,60 @@ __device__ unsigned long long globaltimer()
     return t;
 }
 __global__ void reduce_kernel('
+edit steps/fixed_order.cuh $B/fo_wide.cuh '// Sums m >= 2 chunk sums, level after level' '// wide: a level of 2 to WIDE chunks by the block: each thread loads
+// WIDE_LOADS vectors at once (a count known when compiled, the loads
+// predicated, not a loop), stages each as (x + y) + (z + w), then warp g adds
+// chunk g'"'"'s values as block_sums does. 8 loads took 96-127 registers.
+#define WIDE 4
+#define WIDE_LOADS 4
+__device__ void wide_sums(cg::thread_block block, const elem_t *from, size_t m, elem_t *to)
+{
+    __shared__ elem_t wstage[WIDE * (CHUNK / 4)];
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    unsigned t = block.thread_rank(), b = block.size();
+    size_t chunks = (m + CHUNK - 1) / CHUNK;
+    for (size_t c0 = 0; c0 < chunks; c0 += WIDE) {
+        unsigned here = chunks - c0 < WIDE ? (unsigned)(chunks - c0) : WIDE;
+        unsigned values = here * (CHUNK / 4);
+        unsigned len = m - c0 * CHUNK < WIDE * CHUNK ? (unsigned)(m - c0 * CHUNK) : WIDE * CHUNK;
+        const elem_t *p = from + c0 * CHUNK;
+        for (unsigned i0 = t; i0 < values; i0 += WIDE_LOADS * b) {
+            elem4_t v[WIDE_LOADS];
+            #pragma unroll
+            for (int k = 0; k < WIDE_LOADS; k++)
+                v[k] = vector_at(p, i0 + k * b, i0 + k * b < values ? len : 0);
+            #pragma unroll
+            for (int k = 0; k < WIDE_LOADS; k++)
+                if (i0 + k * b < values)
+                    wstage[i0 + k * b] = (v[k].x + v[k].y) + (v[k].z + v[k].w);
+        }
+        block.sync();
+        for (unsigned g = warp.meta_group_rank(); g < here; g += warp.meta_group_size()) {
+            elem_t sum = 0;
+            for (int k = 0; k < PER_LANE; k++)
+                sum += wstage[g * (CHUNK / 4) + warp.thread_rank() + LANES * k];
+            sum = lane_tree(warp, sum);
+            if (warp.thread_rank() == 0) to[c0 + g] = sum;
+        }
+        block.sync();
+    }
+}
+
+// Sums m >= 2 chunk sums, level after level' \
+    '        else
+            sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());' \
+    '        else if (m <= WIDE * CHUNK)
+            wide_sums(block, level, m, next);
+        else
+            sum_chunks(warp, level, m, next, out, warp.meta_group_rank(), warp.meta_group_size());'
+edit steps/08_fixed_order.cu $B/wide.cu "$inc_old" '#include "fo_wide.cuh"'
+stamp_combine $B/fo_wide.cuh $B/fo_widestamps.cuh
+edit $B/stamps.cu $B/widestamps.cu '#include "fo_stamps.cuh"' '#include "fo_widestamps.cuh"'
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps wide widestamps; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -310,7 +365,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
