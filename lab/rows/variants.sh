@@ -11,6 +11,9 @@
 #   fences   static, with step 06's ticket: every thread fences, a relaxed
 #            atomicAdd, the last part's block fences again (the step before
 #            both changes)
+#   bytrow   the step with its parts taken row after row (part u is row
+#            u / parts) instead of across the rows (row u % rows)
+# PROGRAMS="./step11 build/lab/rows/bytrow ..." times only those.
 set -eu
 out=${1:?usage: variants.sh OUT.csv [SHAPES]}
 shapes=${2:-65536x4096,4096x65536,256x1048576,16x16777216,1x268435456,2048x262144}
@@ -63,15 +66,19 @@ edit(static, [
                 tickets[row] = 0;             // every part has drawn: ready for the next launch
             }
 ''')], f"{b}/fences.cu")
+edit(s, [
+    ('#include "../common/rows/rows.h"', '#include "../../../common/rows/rows.h"'),
+    ('size_t row = u % rows, c = u / rows * warp.meta_group_size()', 'size_t row = u / parts, c = u % parts * warp.meta_group_size()')],
+    f"{b}/bytrow.cu")
 PY
-for v in static fences; do
+for v in static fences bytrow; do
     nvcc -O3 -lineinfo -std=c++20 $(cat build/gencode) -o "$B/$v" "$B/$v.cu" build/float/rows/rows.o \
         build/float/libharness.a -lgomp
 done
 [ -n "${BUILD_ONLY:-}" ] && exit 0
 first=1
 : > "$out"
-for p in ./step11 "$B/static" "$B/fences" build/bench/cub_rows ./step11 "$B/static" "$B/fences"; do
+for p in ${PROGRAMS:-./step11 "$B/static" "$B/fences" build/bench/cub_rows ./step11 "$B/static" "$B/fences"}; do
     "$p" --shape "$shapes" --csv > "$B/one.csv" || echo "$p: exit $?" >&2
     if [ $first = 1 ]; then sed -n '1s/^/program,/p' "$B/one.csv" >> "$out"; first=0; fi
     sed -n "2,\$s|^|$(basename "$p"),|p" "$B/one.csv" >> "$out"
