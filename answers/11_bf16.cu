@@ -243,10 +243,11 @@ __device__ void combine_row(cg::thread_block block, elem_t *level, size_t m, ele
     }
 }
 
-// Longer rows, in parts of one chunk a warp: block b takes parts b, b + gridDim.x,
-// ..., the rows interleaved (part u is part u / rows of row u % rows) so that
-// the rows' combines run side by side at the end. A row's chunk sums go to its
-// own stretch of sums; the last of its parts to finish combines them.
+// Longer rows, in parts of one chunk a warp: block b takes part b, then the
+// next part not yet taken, drawn from a queue while it sums the one it has.
+// Part u is part u % parts of row u / parts, so a row's combine runs while
+// the next rows stream. A row's chunk sums go to its own stretch of sums; the
+// last of its parts to finish (step 08's ticket) combines them.
 template <bool ALIGNED>
 __global__ void long_rows_kernel(const bf16 *in, size_t rows, size_t len, size_t parts,
                                  elem_t *sums, size_t row_sums, unsigned *tickets, elem_t *out)
@@ -260,7 +261,7 @@ __global__ void long_rows_kernel(const bf16 *in, size_t rows, size_t len, size_t
     for (size_t u = blockIdx.x; u < rows * parts;) {
         unsigned drawn = 0;
         if (block.thread_rank() == 0) drawn = atomicAdd(queue, 1);   // the next part, while this one is summed
-        size_t row = u % rows, c = u / rows * warp.meta_group_size() + warp.meta_group_rank();
+        size_t row = u / parts, c = u % parts * warp.meta_group_size() + warp.meta_group_rank();
         elem_t *level = sums + row * row_sums;
         if (c < chunks) {
             size_t left = len - c * CHUNK;

@@ -176,8 +176,8 @@ __device__ void combine_row(cg::thread_block block, elem_t *level, size_t m, ele
 
 // Longer rows, in parts of one chunk a warp. Block b takes part b, then the
 // next part not yet taken, drawn from a queue while it sums the one it has:
-// a multiprocessor that finishes early takes more. Part u is part u / rows of
-// row u % rows, so the rows' combines run side by side at the end; the last
+// a multiprocessor that finishes early takes more. Part u is part u % parts of
+// row u / parts, so a row's combine runs while the next rows stream; the last
 // of a row's parts to finish (step 08's ticket) combines its chunk sums.
 template <bool ALIGNED>
 __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size_t parts,
@@ -192,7 +192,7 @@ __global__ void long_rows_kernel(const elem_t *in, size_t rows, size_t len, size
     for (size_t u = blockIdx.x; u < rows * parts;) {
         unsigned drawn = 0;
         if (block.thread_rank() == 0) drawn = atomicAdd(queue, 1);   // the next part, while this one is summed
-        size_t row = u % rows, c = u / rows * warp.meta_group_size() + warp.meta_group_rank();
+        size_t row = u / parts, c = u % parts * warp.meta_group_size() + warp.meta_group_rank();
         elem_t *level = sums + row * row_sums;
         if (c < chunks) {
             size_t left = len - c * CHUNK;

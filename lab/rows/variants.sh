@@ -6,14 +6,16 @@
 # 08's order. Needs a GPU; lab/rows/README.md says what was predicted and
 # what came (the runs before step 11 took both changes: ticket.csv, queue.csv).
 #
-#   static   block b takes parts b, b + gridDim.x, ... (no queue), with the
-#            step's ticket (the variant called acqrel in ticket.csv)
+#   static   block b takes parts b, b + gridDim.x, ... (no queue), dealt to
+#            the rows in turn, with the step's ticket (the variant called
+#            acqrel in ticket.csv)
 #   fences   static, with step 06's ticket: every thread fences, a relaxed
 #            atomicAdd, the last part's block fences again (the step before
 #            both changes)
-#   bytrow   the step with its parts taken row after row (part u is row
-#            u / parts) instead of across the rows (row u % rows)
-# PROGRAMS="./step11 build/lab/rows/bytrow ..." times only those.
+#   inturn   the step with its parts dealt to the rows in turn (part u in
+#            row u % rows), not row after row (row u / parts): the step
+#            before bytrow.csv (where the step was this and bytrow the step)
+# PROGRAMS="./step11 build/lab/rows/inturn ..." times only those.
 set -eu
 out=${1:?usage: variants.sh OUT.csv [SHAPES]}
 shapes=${2:-65536x4096,4096x65536,256x1048576,16x16777216,1x268435456,2048x262144}
@@ -34,6 +36,7 @@ def edit(s, pairs, dst):
 s = open(src).read()
 static = edit(s, [
     ('#include "../common/rows/rows.h"', '#include "../../../common/rows/rows.h"'),
+    ('size_t row = u / parts, c = u % parts * warp.meta_group_size()', 'size_t row = u % rows, c = u / rows * warp.meta_group_size()'),
     ('''    __shared__ unsigned queued;
 ''', ''),
     ('''    unsigned *queue = tickets + rows;         // parts drawn past the first gridDim.x
@@ -68,10 +71,10 @@ edit(static, [
 ''')], f"{b}/fences.cu")
 edit(s, [
     ('#include "../common/rows/rows.h"', '#include "../../../common/rows/rows.h"'),
-    ('size_t row = u % rows, c = u / rows * warp.meta_group_size()', 'size_t row = u / parts, c = u % parts * warp.meta_group_size()')],
-    f"{b}/bytrow.cu")
+    ('size_t row = u / parts, c = u % parts * warp.meta_group_size()', 'size_t row = u % rows, c = u / rows * warp.meta_group_size()')],
+    f"{b}/inturn.cu")
 PY
-for v in static fences bytrow; do
+for v in static fences inturn; do
     nvcc -O3 -lineinfo -std=c++20 $(cat build/gencode) -o "$B/$v" "$B/$v.cu" build/float/rows/rows.o \
         build/float/libharness.a -lgomp
 done
