@@ -51,13 +51,13 @@ STYLES = {            # name in rows.csv: gnuplot's line colour, width, dash typ
 DRAW_ORDER = ["cub_segmented_fixed", "cub_segmented", "11_rows", "torch.sum(dim=1)", "cupy.sum(axis=1)"]
 
 
-def save(rows, fields, kept):
-    """rows.csv: the rows measured so far, after the kept rows of programs not measured again."""
+def save(rows, fields, replaced):
+    """rows.csv: the rows measured so far, after the old rows of every program not in replaced."""
     out = os.path.join(ROOT, "results", slug(rows[0]["device"]))
     os.makedirs(out, exist_ok=True)
     old = os.path.join(out, "rows.csv")
-    if kept and os.path.exists(old):
-        rows = [r for r in read_csv(old) if r["step"] not in kept] + rows
+    if os.path.exists(old):
+        rows = [r for r in read_csv(old) if r["step"] not in replaced] + rows
     write_csv(old, rows, fields, extrasaction="ignore")
     return out
 
@@ -72,11 +72,13 @@ def measure(only):
     if unknown:
         sys.exit(f"compare-rows: --only: no program named {', '.join(sorted(unknown))} "
                  f"(names: {', '.join(n for n, _, _ in PROGRAMS)})")
+    measured = set(only) or {name for name, _, _ in PROGRAMS}   # the programs whose old rows this run replaces
     for name, _, cmd in PROGRAMS:
         if only and name not in only:
             continue
         if not cmd[0].startswith("python3") and not os.path.exists(os.path.join(ROOT, cmd[0])):
-            progress(f"SKIP {name}: {cmd[0]} is not built (make step11 bench)")
+            progress(f"SKIP {name}: {cmd[0]} is not built (make step11 bench); its rows in rows.csv are kept")
+            measured.discard(name)
             continue
         t0 = time.time()
         p = subprocess.run(cmd + ["--csv", "--shape", shapes], cwd=ROOT, capture_output=True, text=True)
@@ -86,7 +88,7 @@ def measure(only):
         rows += got
         fields = fields or (list(got[0].keys()) if got else None)
         if rows:
-            out = save(rows, fields, set(only))
+            out = save(rows, fields, measured)
     if not rows:
         sys.exit("compare-rows: nothing was measured")
     return out
