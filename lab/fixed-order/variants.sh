@@ -46,6 +46,9 @@
 #               thread's 4 loads issued at once (a fixed count, predicated),
 #               warp g adding chunk g; widestamps
 #               is stamps on it (run as stamps)
+#   groups      groups.cu: each block a contiguous range of chunks, a ticket
+#               for each chunk of chunk sums, whose last block sums it while
+#               others stream; a second ticket over those (the order the same)
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
 #   chunk512    another order, the one the README proposes for small sums:
@@ -355,6 +358,7 @@ edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 5
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
 pids=()
 for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps wide widestamps; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+nv -o $B/groups lab/fixed-order/groups.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -365,7 +369,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide $B/groups ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
