@@ -65,6 +65,7 @@ def save(rows, fields, replaced):
 def measure(only):
     """Every program (or those named in only) at every shape; rows.csv is
     written after each program, so that a run cut short keeps what it measured.
+    A program that is not built or gives no rows keeps its rows from before.
     Returns the results directory."""
     shapes = ",".join(f"{r}x{l}" for r, l in SHAPES)
     rows, fields, out = [], None, None
@@ -72,23 +73,24 @@ def measure(only):
     if unknown:
         sys.exit(f"compare-rows: --only: no program named {', '.join(sorted(unknown))} "
                  f"(names: {', '.join(n for n, _, _ in PROGRAMS)})")
-    measured = set(only) or {name for name, _, _ in PROGRAMS}   # the programs whose old rows this run replaces
+    replaced = set()          # the programs that gave rows: their old rows go, the others' stay
     for name, _, cmd in PROGRAMS:
         if only and name not in only:
             continue
         if not cmd[0].startswith("python3") and not os.path.exists(os.path.join(ROOT, cmd[0])):
             progress(f"SKIP {name}: {cmd[0]} is not built (make step11 bench); its rows in rows.csv are kept")
-            measured.discard(name)
             continue
         t0 = time.time()
         p = subprocess.run(cmd + ["--csv", "--shape", shapes], cwd=ROOT, capture_output=True, text=True)
         got = list(csv.DictReader(io.StringIO(p.stdout))) if p.stdout.strip() else []
         note = (p.stderr.strip().splitlines() or [""])[0] if p.returncode or p.stderr.startswith("SKIP") else ""
-        progress(f"  {name}: {len(got)} rows in {time.time() - t0:.0f} s {note}")
-        rows += got
-        fields = fields or (list(got[0].keys()) if got else None)
-        if rows:
-            out = save(rows, fields, measured)
+        progress(f"  {name}: {len(got)} rows in {time.time() - t0:.0f} s {note}"
+                 + ("" if got else "; its rows in rows.csv are kept"))
+        if got:
+            replaced.add(name)
+            rows += got
+            fields = fields or list(got[0].keys())
+            out = save(rows, fields, replaced)
     if not rows:
         sys.exit("compare-rows: nothing was measured")
     return out

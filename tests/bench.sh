@@ -311,6 +311,34 @@ elif echo "$out" | grep -q "no program named no_such_program"; then
 else
     echo "FAIL bench/compare-rows/only-unknown: $(echo "$out" | tail -1)"
 fi
+# --only with a program that is not built: its rows in rows.csv stay, the
+# others named are replaced (a fake step 11 in a scratch tree, no GPU).
+tmp=$(mktemp -d)
+if out=$(python3 - "$tmp" 2>&1 <<'PY'
+import csv, os, stat, sys
+tmp = sys.argv[1]
+sys.path.insert(0, "bench")
+import compare_rows as cr
+cr.ROOT = tmp
+d = os.path.join(tmp, "results", "fake-gpu")
+os.makedirs(d)
+head = "step,device,rows,len,median_us,status"
+with open(os.path.join(d, "rows.csv"), "w") as f:
+    f.write(head + "\n11_rows,Fake GPU,1,4,9.0,OK\ncub_segmented,Fake GPU,1,4,8.0,OK\n")
+step = os.path.join(tmp, "step11")
+with open(step, "w") as f:
+    f.write("#!/bin/sh\necho '" + head + "'\necho '11_rows,Fake GPU,1,4,7.0,OK'\n")
+os.chmod(step, stat.S_IRWXU)
+cr.measure(["11_rows", "cub_segmented"])
+got = {r["step"]: r["median_us"] for r in csv.DictReader(open(os.path.join(d, "rows.csv")))}
+sys.exit(0 if got == {"11_rows": "7.0", "cub_segmented": "8.0"} else "rows.csv after the run: %s" % got)
+PY
+); then
+    echo "PASS bench/compare-rows/only-not-built: a program named in --only that is not built keeps its rows"
+else
+    echo "FAIL bench/compare-rows/only-not-built: $(echo "$out" | tail -1)"
+fi
+rm -rf "$tmp"
 # The small sizes (make clusters): clusters.md is what its CSVs give, for
 # every GPU and for the docs tests' fixture.
 for d in results/*/ tests/fixtures/results/*/; do
