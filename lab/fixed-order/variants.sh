@@ -51,6 +51,9 @@
 #               others stream; a second ticket over those (the order the same)
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
+#   chunk16k    another order, for large sums: chunks of 16384, so that from
+#               2^25 to 2^28 the chunk sums are one chunk, one block_sums
+#               (checked against the CPU replica of that order)
 #   chunk512    another order, the one the README proposes for small sums:
 #               chunks of 512 (four loads a lane, all at once), checked
 #               against the CPU replica of that order
@@ -356,8 +359,10 @@ edit $B/stamps.cu $B/widestamps.cu '#include "fo_stamps.cuh"' '#include "fo_wide
 edit steps/fixed_order.cuh $B/fo_c512.cuh '#define CHUNK 4096 ' '#define CHUNK 512 ' \
     '#define LOADS_IN_FLIGHT 8 ' '#define LOADS_IN_FLIGHT 4 '
 edit steps/08_fixed_order.cu $B/chunk512.cu "$inc_old" '#include "fo_c512.cuh"'
+edit steps/fixed_order.cuh $B/fo_c16k.cuh '#define CHUNK 4096 ' '#define CHUNK 16384 '
+edit steps/08_fixed_order.cu $B/chunk16k.cu "$inc_old" '#include "fo_c16k.cuh"'
 pids=()
-for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps wide widestamps; do nv -o $B/$v $B/$v.cu & pids+=($!); done
+for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps wide widestamps chunk16k; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -o $B/groups lab/fixed-order/groups.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
@@ -369,7 +374,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide $B/groups ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide $B/groups $B/chunk16k ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
