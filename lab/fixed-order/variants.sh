@@ -51,6 +51,9 @@
 #               others stream; a second ticket over those (the order the same)
 #   gc3         gcombine in at most 40 registers (__launch_bounds__(512, 3)):
 #               three blocks of 512 a multiprocessor, not two (block 512 only)
+#   runs        runs.cu, another order: step 08's chunks, then runs of 32
+#               chunk sums by the block that summed them (runs.sh checks
+#               its bits against runs_replica.c)
 #   chunk16k    another order, for large sums: chunks of 16384, so that from
 #               2^25 to 2^28 the chunk sums are one chunk, one block_sums
 #               (checked against the CPU replica of that order)
@@ -364,6 +367,7 @@ edit steps/08_fixed_order.cu $B/chunk16k.cu "$inc_old" '#include "fo_c16k.cuh"'
 pids=()
 for v in fences warps old08 one2 blockonly l16 chunk512 queue noticket firstlevel gcombine gc3 l16g grouped stamps wide widestamps chunk16k; do nv -o $B/$v $B/$v.cu & pids+=($!); done
 nv -o $B/groups lab/fixed-order/groups.cu & pids+=($!)
+nv -o $B/runs lab/fixed-order/runs.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -o $B/staged1 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=4 -o $B/staged4 lab/fixed-order/staged.cu & pids+=($!)
 nv -DROUND_CHUNKS=1 -DSTAGED_COMBINE=1 -o $B/staged1c lab/fixed-order/staged.cu & pids+=($!)
@@ -374,7 +378,7 @@ for p in "${pids[@]}"; do wait "$p" || { echo "variants: a build failed" >&2; ex
 first=1
 : > "$out"
 for p in ./step07 ./step08 build/bench/cub_sum $B/fences $B/warps $B/old08 $B/one2 $B/blockonly $B/l16 $B/staged1 $B/staged1a $B/staged1c \
-         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide $B/groups $B/chunk16k ./step08 ./step07; do
+         $B/staged4 $B/staged4c $B/chunk512 $B/queue $B/noticket $B/firstlevel $B/gcombine $B/gc3 $B/l16g $B/grouped $B/wide $B/groups $B/chunk16k $B/runs ./step08 ./step07; do
     case " ${PROGRAMS:-$(basename "$p")} " in *" $(basename "$p") "*) ;; *) continue ;; esac
     "$p" --n "$sizes" --csv > $B/one.csv || echo "$p: exit $?" >&2
     name=$(basename "$p")
